@@ -1,0 +1,187 @@
+# kvm-mmu-perf: KVM MMU benchmarks in the style of tools/testing/selftests/kvm.
+#
+#   make                 build every benchmark, the unit tests and the smoke tests
+#   make check           build, then run unit tests and guest smoke tests (KTAP)
+#   make run_tests       build, then run every benchmark through kselftest's runner
+#   make install INSTALL_PATH=DIR   a run_kselftest.sh layout in DIR
+#   make clean
+#
+# Variables: ARCH (x86_64, arm64, powerpc), CROSS_COMPILE, CC, OUTPUT, KSFT_DIR,
+# V=1 (show commands), WERROR=0 (warnings are not errors), SANITIZE=1 (host
+# code built with ASan+UBSan; guest code never is).
+
+SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+HOST_ARCH := $(shell uname -m)
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst aarch64,arm64,$(patsubst ppc64le,powerpc,$(patsubst ppc64,powerpc,$(patsubst amd64,x86_64,$(ARCH)))))
+SUPPORTED_ARCHS := x86_64 arm64 powerpc
+ifeq ($(filter $(ARCH),$(SUPPORTED_ARCHS)),)
+$(error ARCH=$(ARCH) is not supported; use one of: $(SUPPORTED_ARCHS))
+endif
+
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+AR ?= ar
+ifeq ($(origin AR),default)
+AR := $(CROSS_COMPILE)ar
+endif
+
+OUTPUT ?= $(SRC)/build/$(ARCH)
+override OUTPUT := $(abspath $(OUTPUT))
+KSFT_INC := $(OUTPUT)/ksft
+INSTALL_PATH ?= $(OUTPUT)/kselftest
+COLLECTION := kvm-mmu-perf
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-7s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
+endif
+
+WERROR ?= 1
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+# Guest code is linked into the same non-PIE binary and loaded at the same
+# virtual addresses inside the guest (lib/elf.c), so no PIE anywhere.
+CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC)
+BASE_CFLAGS := -std=gnu11 -O2 -g -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
+HOST_CFLAGS := $(BASE_CFLAGS) -pthread
+# Freestanding: no stack protector, no sanitizers, no libc calls emitted for
+# loops, no CET/endbr noise.  Files named *guest*.c get these flags.
+GUEST_CFLAGS := $(BASE_CFLAGS) -ffreestanding -fno-stack-protector -fno-builtin \
+	-fno-tree-loop-distribute-patterns -fcf-protection=none -fno-sanitize=all \
+	-fno-asynchronous-unwind-tables -fno-jump-tables
+ifeq ($(ARCH),x86_64)
+GUEST_CFLAGS += -mno-red-zone -mgeneral-regs-only
+endif
+ifneq ($(findstring clang,$(CC)),)
+GUEST_CFLAGS := $(filter-out -fno-tree-loop-distribute-patterns,$(GUEST_CFLAGS))
+endif
+ifeq ($(SANITIZE),1)
+HOST_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+LDFLAGS += -no-pie -pthread $(SAN_LDFLAGS)
+LDLIBS := -lhwloc -laio -lm
+
+# ---- sources ---------------------------------------------------------------
+LIB_SRCS := $(wildcard $(SRC)/lib/*.c) $(wildcard $(SRC)/lib/$(ARCH)/*.c) \
+	    $(wildcard $(SRC)/lib/$(ARCH)/*.S)
+LIB_OBJS := $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+LIBKMP := $(OUTPUT)/libkmp.a
+
+BENCHES := $(notdir $(patsubst %/,%,$(dir $(wildcard $(SRC)/*/main.c))))
+BENCH_BINS := $(addprefix $(OUTPUT)/bin/,$(BENCHES))
+
+SMOKE_NAMES := $(patsubst $(SRC)/tests/%.c,%,$(filter-out %_guest.c,$(wildcard $(SRC)/tests/smoke_*.c)))
+SMOKE_BINS := $(addprefix $(OUTPUT)/bin/,$(SMOKE_NAMES))
+
+UNIT_SRCS := $(wildcard $(SRC)/tests/unit/*.c)
+UNIT_BIN := $(OUTPUT)/bin/unit_tests
+
+ALL_BINS := $(BENCH_BINS) $(SMOKE_BINS) $(UNIT_BIN)
+
+.PHONY: all check run_tests install clean deps
+.DEFAULT_GOAL := all
+all: $(ALL_BINS)
+
+# ---- dependencies and the kselftest harness --------------------------------
+DEPS_STAMP := $(OUTPUT)/.deps-ok
+$(DEPS_STAMP):
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)if ! out=$$($(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)"); then \
+		echo "  DEPS    $$out"; \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			$(SRC)/scripts/install-deps.sh || exit 1; \
+		else \
+			echo "Missing build dependencies. Install them with:" >&2; \
+			echo "  sudo sh -c '$$($(SRC)/scripts/install-deps.sh --print)'" >&2; \
+			exit 1; \
+		fi; \
+		$(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)" || exit 1; \
+	fi
+	$(Q)touch $@
+deps: $(DEPS_STAMP)
+
+$(KSFT_INC)/kselftest_harness.h: | $(DEPS_STAMP)
+	$(Q)$(SRC)/scripts/get-kselftest.sh $(KSFT_INC) "$(KSFT_DIR)"
+	$(Q)touch $@
+
+# ---- compile ---------------------------------------------------------------
+$(OUTPUT)/obj/%guest.c.o: $(SRC)/%guest.c | $(KSFT_INC)/kselftest_harness.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/obj/%.c.o: $(SRC)/%.c | $(KSFT_INC)/kselftest_harness.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/obj/%.S.o: $(SRC)/%.S | $(KSFT_INC)/kselftest_harness.h
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -c $< -o $@
+
+$(LIBKMP): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# ---- link ------------------------------------------------------------------
+define bench_rule
+$(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/$(1)/*.c)) $(LIBKMP)
+	$$(call msg,LD,$$@)
+	$(Q)mkdir -p $$(dir $$@)
+	$(Q)$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+endef
+$(foreach b,$(BENCHES),$(eval $(call bench_rule,$(b))))
+
+define smoke_rule
+$(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/tests/$(1).c $(SRC)/tests/$(1)_guest.c)) $(LIBKMP)
+	$$(call msg,LD,$$@)
+	$(Q)mkdir -p $$(dir $$@)
+	$(Q)$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+endef
+$(foreach s,$(SMOKE_NAMES),$(eval $(call smoke_rule,$(s))))
+
+$(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(LIBKMP)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -ljansson -o $@
+
+-include $(shell find $(OUTPUT)/obj -name '*.d' 2>/dev/null)
+
+# ---- run -------------------------------------------------------------------
+# make check: unit tests, then the guest smoke tests, through kselftest's runner.
+check: all
+	$(Q)$(SRC)/scripts/ktap-run.sh $(KSFT_INC) $(OUTPUT)/bin $(SRC)/configs/settings \
+		$(notdir $(UNIT_BIN) $(SMOKE_BINS))
+
+# make run_tests: every benchmark at its default scale (until the benchmarks
+# exist, the smoke tests) through the real run_kselftest.sh.
+RUN_TESTS_BINS := $(if $(BENCH_BINS),$(BENCH_BINS),$(SMOKE_BINS))
+run_tests: all
+	$(Q)$(MAKE) --no-print-directory install INSTALL_PATH=$(OUTPUT)/kselftest
+	$(Q)$(SRC)/scripts/ktap-run.sh $(KSFT_INC) $(OUTPUT)/kselftest/$(COLLECTION) \
+		$(SRC)/configs/settings $(notdir $(RUN_TESTS_BINS))
+
+install: all
+	$(call msg,INSTALL,$(INSTALL_PATH))
+	$(Q)mkdir -p $(INSTALL_PATH)/$(COLLECTION) $(INSTALL_PATH)/kselftest
+	$(Q)cp $(KSFT_INC)/run_kselftest.sh $(INSTALL_PATH)/
+	$(Q)cp $(KSFT_INC)/kselftest/* $(INSTALL_PATH)/kselftest/
+	$(Q)cp $(ALL_BINS) $(INSTALL_PATH)/$(COLLECTION)/
+	$(Q)cp $(SRC)/configs/settings $(SRC)/configs/config $(INSTALL_PATH)/$(COLLECTION)/
+	$(Q)for t in $(notdir $(RUN_TESTS_BINS)); do echo "$(COLLECTION):$$t"; done \
+		> $(INSTALL_PATH)/kselftest-list.txt
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)

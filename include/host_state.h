@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every host knob the suite changes (sysctls, sysfs files, tracefs instances)
+ * is recorded here before it is changed and put back on every exit path:
+ * normal exit, a failed assertion (exit), SIGINT, SIGTERM, SIGHUP, and the
+ * watchdog.  Restoring is async-signal-safe (open/write/rmdir only).
+ */
+#ifndef KMP_HOST_STATE_H
+#define KMP_HOST_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Write value to a sysfs/procfs file, remembering the original content the
+ * first time this path is changed.  Returns 0 or -errno (nothing recorded on
+ * failure).
+ */
+int host_state_write(const char *path, const char *value);
+
+/* Same, for a number. */
+int host_state_write_u64(const char *path, uint64_t value);
+
+/* Read a file holding one unsigned number. Returns 0 or -errno. */
+int host_read_u64(const char *path, uint64_t *out);
+
+/* Remember a directory to rmdir on exit (e.g. a tracefs instance we made). */
+int host_state_track_dir(const char *path);
+
+/* Put everything back now, in reverse order; also runs at exit. Idempotent. */
+void host_state_restore(void);
+
+/* Number of knobs currently changed (for tests). */
+int host_state_pending(void);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command-line value parsing with errors that name the option and value. */
+#ifndef KMP_PARSE_H
+#define KMP_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/*
+ * Sizes: a decimal or 0x number with an optional suffix K, M, G or T (also
+ * KB/KiB style forms), powers of 1024: "4K", "64M", "192G", "4096".
+ * Return 0 and set *out, or -1 with a human-readable reason in err.
+ */
+int parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* Unsigned integer in [min, max]; same conventions as parse_size. */
+int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		    char *err, size_t errlen);
+
+/*
+ * The CLI forms: on error they print one line naming the option and the
+ * value, e.g. "dirty_log_perf: -b '12Q': not a size (use e.g. 4K, 64M, 1G)",
+ * and exit KMP_EXIT_USAGE.  opt is the option as typed ("-b", "--ring").
+ */
+uint64_t parse_size_opt(const char *opt, const char *s);
+uint64_t parse_u64_opt(const char *opt, const char *s, uint64_t min, uint64_t max);
+
+/*
+ * CPU lists as in taskset/cpuset: "0,1,2", "0-3", "0-7:2" (stride), mixed
+ * "0,2-3".  Fills cpus[] in the given order (duplicates are an error), at most
+ * max entries.  Returns the count, or -1 with a reason in err.
+ */
+int parse_cpu_list(const char *s, int *cpus, int max, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host topology through hwloc: CPU lists from -c, and thread pinning. */
+#ifndef KMP_TOPOLOGY_H
+#define KMP_TOPOLOGY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+/* Lazily loaded hwloc topology of this host. */
+int topology_nr_cpus(void);		/* online logical CPUs (PUs) */
+int topology_nr_cores(void);
+int topology_nr_numa_nodes(void);
+bool topology_cpu_online(int cpu);	/* by OS index */
+
+/*
+ * Parse a -c list and check every CPU exists and is online.  On error print
+ * one line naming the option, the value and the allowed CPUs, and exit
+ * KMP_EXIT_USAGE.  Returns the count; cpus[] gets the OS indices.
+ */
+int topology_parse_cpus_opt(const char *opt, const char *s, int *cpus, int max);
+
+/* Pin a thread (pthread_self() for the caller) to one OS CPU. Fails the test on error. */
+void topology_pin_thread(pthread_t thread, int cpu);
+
+/* Release the topology (optional; for leak checkers). */
+void topology_fini(void);
+
+#endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Assertion failures, skips and usage errors: the ways a binary stops early. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static void (*fail_hook)(const char *reason);
+
+void test_set_fail_hook(void (*hook)(const char *reason))
+{
+	fail_hook = hook;
+}
+
+bool kvm_required(void)
+{
+	const char *v = getenv("KMP_REQUIRE_KVM");
+
+	return v && strcmp(v, "1") == 0;
+}
+
+void __test_assert_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+{
+	int err = errno;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	fflush(stdout);
+	fprintf(stderr, "==== Test Assertion Failure ====\n  %s:%d: %s\n",
+		file, line, expr ? expr : "TEST_FAIL");
+	if (err)
+		fprintf(stderr, "  errno=%d (%s)\n", err, strerror(err));
+	fprintf(stderr, "  %s\n", msg);
+	if (fail_hook) {
+		void (*hook)(const char *) = fail_hook;
+
+		fail_hook = NULL;	/* a failure inside the hook must not recurse */
+		hook(msg);
+	}
+	/* exit() (not _exit) so atexit handlers put the host back as it was. */
+	exit(KSFT_FAIL);
+}
+
+void test_skip(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ksft_print_msg("SKIP: %s\n", msg);
+	if (fail_hook) {
+		void (*hook)(const char *) = fail_hook;
+
+		fail_hook = NULL;
+		hook(msg);
+	}
+	ksft_exit_skip("%s\n", msg);
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(KMP_EXIT_USAGE);
+}

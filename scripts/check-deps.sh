@@ -1,0 +1,22 @@
+#!/bin/sh
+# Exit 0 when the build dependencies are present; else list what is missing.
+# Usage: check-deps.sh CC [KSFT_DIR]
+CC=${1:-cc}
+KSFT_DIR=$2
+missing=""
+has_header() {
+	echo "#include <$1>" | $CC -E -x c - >/dev/null 2>&1
+}
+has_header libaio.h || missing="$missing libaio-dev"
+has_header hwloc.h || missing="$missing libhwloc-dev"
+has_header jansson.h || missing="$missing libjansson-dev"
+has_header linux/kvm.h || missing="$missing linux-libc-dev"
+if [ -z "$KSFT_DIR" ] && [ ! -r /usr/src/linux-source-6.12.tar.xz ]; then
+	missing="$missing linux-source-6.12"
+fi
+command -v xz >/dev/null 2>&1 || missing="$missing xz-utils"
+if [ -n "$missing" ]; then
+	echo "missing:$missing"
+	exit 1
+fi
+exit 0

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install everything kvm-mmu-perf needs to build and test, with apt, as root.
+# Usage: scripts/install-deps.sh [--print]   (--print only shows the command)
+set -e
+PKGS="build-essential clang libaio-dev libhwloc-dev libjansson-dev linux-libc-dev \
+linux-source-6.12 xz-utils perl python3"
+CMD="apt-get install -y --no-install-recommends $PKGS"
+
+if [ "$1" = "--print" ]; then
+	echo "apt-get update && $CMD"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: needs root; run as root: apt-get update && $CMD" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $PKGS
