@@ -43,7 +43,7 @@ msg = @printf '  %-7s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
 endif
 
 WERROR ?= 1
-WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
@@ -51,7 +51,7 @@ endif
 # Guest code is linked into the same non-PIE binary and loaded at the same
 # virtual addresses inside the guest (lib/elf.c), so no PIE anywhere.
 CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC)
-BASE_CFLAGS := -std=gnu11 -O2 -g -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
+BASE_CFLAGS := -std=gnu11 -O2 -g -fmacro-prefix-map=$(SRC)/= -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
 HOST_CFLAGS := $(BASE_CFLAGS) -pthread
 # Freestanding: no stack protector, no sanitizers, no libc calls emitted for
 # loops, no CET/endbr noise.  Files named *guest*.c get these flags.

@@ -7,7 +7,8 @@
 
 struct json;
 
-#define HOST_DESC_MAX_PARAMS 64
+/* kvm (~35) plus a vendor module (kvm_intel has ~30) must fit. */
+#define HOST_DESC_MAX_PARAMS 128
 
 struct host_desc {
 	char kernel[256];		/* uname -r and -v */
@@ -16,7 +17,7 @@ struct host_desc {
 	int cpus, cores, numa_nodes;	/* hwloc */
 	uint64_t mem_total_bytes;
 	char kvm_module[32];		/* kvm_intel, kvm_amd, kvm_pvm, ... ("none" if not found) */
-	char mmu[64];			/* "tdp_mmu", "shadow (legacy tdp)", "shadow paging" ... */
+	char mmu[64];			/* "tdp_mmu", "legacy tdp", "shadow paging", "stage-2", ... */
 	int nr_params;
 	struct {
 		char name[64];		/* "kvm.tdp_mmu", "kvm_intel.ept" */

@@ -4,6 +4,8 @@
  * is recorded here before it is changed and put back on every exit path:
  * normal exit, a failed assertion (exit), SIGINT, SIGTERM, SIGHUP, and the
  * watchdog.  Restoring is async-signal-safe (open/write/rmdir only).
+ * Changes are undone only by the process that made them: a forked child
+ * exiting leaves its parent's changes in place.
  */
 #ifndef KMP_HOST_STATE_H
 #define KMP_HOST_STATE_H
@@ -29,6 +31,9 @@ int host_state_track_dir(const char *path);
 
 /* Put everything back now, in reverse order; also runs at exit. Idempotent. */
 void host_state_restore(void);
+
+/* Put back one path now (e.g. a knob raised in vain); no-op if not changed. */
+void host_state_restore_path(const char *path);
 
 /* Number of knobs currently changed (for tests). */
 int host_state_pending(void);

@@ -11,7 +11,9 @@
 /* Exit code for bad command-line input: distinct from a failed measurement. */
 #define KMP_EXIT_USAGE 2
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)

@@ -11,6 +11,8 @@ int topology_nr_cpus(void);		/* online logical CPUs (PUs) */
 int topology_nr_cores(void);
 int topology_nr_numa_nodes(void);
 bool topology_cpu_online(int cpu);	/* by OS index */
+/* hwloc's CPU model string of the first package, or NULL if it has none. */
+const char *topology_cpu_model(void);
 
 /*
  * Parse a -c list and check every CPU exists and is online.  On error print

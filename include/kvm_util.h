@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * VMs, vCPUs and guest memory through /dev/kvm.  Every failing ioctl fails
+ * the test with the ioctl's name, errno and advice.
+ */
+#ifndef KMP_KVM_UTIL_H
+#define KMP_KVM_UTIL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kvm_compat.h"
+#include "backing.h"
+#include "test_util.h"
+#include "processor.h"		/* arch: struct vm_arch, struct vcpu_arch */
+
+#define KMP_MAX_VCPUS 1024
+#define KMP_MAX_REGIONS 512
+
+/* Guest memory slot 0 holds the test binary, page tables, stacks, GDT... */
+#define SYS_SLOT 0
+/* Guest virtual addresses handed out by vm_vaddr_alloc() start here. */
+#define SYS_VADDR_BASE 0x10000000ULL
+#define VCPU_STACK_SIZE (32 * 1024)
+
+struct mem_region {
+	struct kvm_userspace_memory_region kr;
+	struct backing backing;
+	bool in_use;
+};
+
+enum vcpu_state {
+	VCPU_IDLE,		/* not started, or finished */
+	VCPU_IN_GUEST,		/* inside KVM_RUN or about to enter */
+	VCPU_IN_HOST,		/* waiting for the host on purpose (not stuck) */
+};
+
+struct kvm_vm;
+
+struct kvm_vcpu {
+	struct kvm_vm *vm;
+	uint32_t id;
+	int fd;
+	struct kvm_run *run;
+	size_t run_size;
+	uint64_t stack_gva;
+	/* Watchdog support: progress moves on each ucall and guest heartbeat. */
+	volatile uint64_t progress;
+	volatile uint64_t *heartbeat;	/* host view of a guest counter, or NULL */
+	volatile int state;		/* enum vcpu_state */
+	uint32_t last_exit_reason;
+	pthread_t thread;
+	bool has_thread;
+	struct vcpu_arch arch;
+};
+
+struct kvm_vm {
+	int kvm_fd;
+	int fd;
+	unsigned int page_size;		/* guest base page size */
+	unsigned int pa_bits, va_bits;
+	uint32_t max_vcpus;
+	uint32_t max_memslots;
+	struct mem_region regions[KMP_MAX_REGIONS];
+	/* Bump allocators: guest physical pages in slot 0, guest virtual space. */
+	uint64_t sys_gpa_next, sys_gpa_end;
+	uint64_t vaddr_next;
+	uint64_t pgd;			/* root of the guest's page tables (gpa) */
+	uint64_t elf_end;		/* highest gva used by the loaded binary */
+	struct kvm_vcpu *vcpus[KMP_MAX_VCPUS];
+	uint32_t nr_vcpus;
+	struct vm_arch arch;
+};
+
+/* /dev/kvm, opened once.  Missing or unopenable: skip (fail if KMP_REQUIRE_KVM=1). */
+int kvm_dev_fd(void);
+/* KVM_CHECK_EXTENSION on /dev/kvm; 0 when unsupported. */
+int kvm_check_cap(long cap);
+int vm_check_cap(struct kvm_vm *vm, long cap);
+/* KVM_ENABLE_CAP on the VM; returns 0 or -errno (no assertion: callers decide). */
+int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
+void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
+
+/*
+ * A VM with slot 0 sized for `extra_pages` more guest pages of test memory
+ * (their page tables) and `nr_vcpus` stacks, the test binary loaded into it,
+ * and the arch's paging/descriptor setup done.  No vCPUs yet.
+ */
+struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages);
+void vm_free(struct kvm_vm *vm);
+
+/* Add a vCPU that starts at guest_code(args set by vcpu_args_set) on its own stack. */
+struct kvm_vcpu *vm_vcpu_add(struct kvm_vm *vm, uint32_t id, void *guest_code);
+/* Up to 6 integer arguments for the guest entry function. */
+void vcpu_args_set(struct kvm_vcpu *vcpu, int n, ...);
+
+/*
+ * A memslot of `size` bytes at `gpa`, backed by `src`.  flags are
+ * KVM_MEM_* (e.g. KVM_MEM_LOG_DIRTY_PAGES).  Returns the region.
+ */
+struct mem_region *vm_mem_add(struct kvm_vm *vm, enum backing_src_type src,
+			      uint64_t gpa, uint32_t slot, uint64_t size, uint32_t flags);
+struct mem_region *vm_mem_region(struct kvm_vm *vm, uint32_t slot);
+void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
+void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
+void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot);
+/* Re-add a deleted slot with the same memory (keeps contents). */
+void vm_mem_region_readd(struct kvm_vm *vm, uint32_t slot);
+
+/* Allocate zeroed guest physical pages from slot 0. */
+uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t npages);
+/* Allocate and map `size` bytes of guest virtual memory; returns the gva. */
+uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size);
+/* Map [gva, gva+size) to [gpa, ...) with pages of page_size (4K or 2M on x86). */
+void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size, uint64_t page_size);
+
+void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa);
+uint64_t addr_gva2gpa(struct kvm_vm *vm, uint64_t gva);
+void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
+
+/* Host view of a global variable's guest copy (the binary is loaded at the same gva). */
+#define guest_global(vm, g) ((__typeof__(&(g)))addr_gva2hva(vm, (uint64_t)(uintptr_t)&(g)))
+#define sync_global_to_guest(vm, g) memcpy(guest_global(vm, g), &(g), sizeof(g))
+#define sync_global_from_guest(vm, g) memcpy(&(g), guest_global(vm, g), sizeof(g))
+
+/*
+ * KVM_RUN once.  Returns 0, or -EINTR when a signal or immediate_exit
+ * interrupted it; any other error fails the test.
+ */
+int _vcpu_run(struct kvm_vcpu *vcpu);
+/* KVM_RUN, retrying EINTR. */
+void vcpu_run(struct kvm_vcpu *vcpu);
+
+/* Fail the test: exit reason, RIP/PC and registers of an unexpected exit. */
+void __attribute__((noreturn)) vcpu_unexpected_exit(struct kvm_vcpu *vcpu);
+const char *exit_reason_str(uint32_t reason);
+/* Registers and the last exit, for failure reports. */
+void vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent);
+
+void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
+void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
+void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
+void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
+
+/* ioctl wrappers that fail with the ioctl's name, errno and advice. */
+int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
+			const char *file, int line);
+#define kvm_ioctl(fd, cmd, arg) __kvm_ioctl_checked(fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
+#define vm_ioctl(vm, cmd, arg) kvm_ioctl((vm)->fd, cmd, arg)
+#define vcpu_ioctl(vcpu, cmd, arg) kvm_ioctl((vcpu)->fd, cmd, arg)
+/* Advice for an ioctl failure ("" when there is none). */
+const char *kvm_ioctl_advice(const char *name, int err);
+
+/* ---- arch hooks (lib/<arch>/processor.c) ---- */
+/* Allocate the page-table root (before the binary is mapped). */
+void arch_vm_pgtable_init(struct kvm_vm *vm);
+/* Everything else a VM needs before vCPUs: descriptors, arch state. */
+void arch_vm_init(struct kvm_vm *vm);
+void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code);
+void arch_vcpu_args_set(struct kvm_vcpu *vcpu, int n, const uint64_t *args);
+void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size);
+/* gpa of a gva, or -1ULL when unmapped. */
+uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva);
+uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu);
+void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent);
+/* Guest page-table pages needed to map `pages` 4K pages (a safe overestimate). */
+uint64_t arch_page_table_pages(uint64_t pages);
+/* Lowest gpa for test memory, above slot 0. */
+uint64_t arch_test_mem_gpa(struct kvm_vm *vm);
+
+#endif

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /dev/kvm, VM and vCPU lifecycle, memslots, guest memory allocation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kvm_util.h"
+#include "elf_load.h"
+
+static int kvm_fd = -1;
+
+int kvm_dev_fd(void)
+{
+	if (kvm_fd >= 0)
+		return kvm_fd;
+
+	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm_fd >= 0)
+		return kvm_fd;
+
+	if (kvm_required())
+		TEST_FAIL("KMP_REQUIRE_KVM=1 but /dev/kvm cannot be opened: %s", strerror(errno));
+	if (errno == ENOENT)
+		test_skip("/dev/kvm does not exist: load kvm and kvm_intel/kvm_amd (modprobe), "
+			  "or run on a host with virtualization enabled");
+	if (errno == EACCES || errno == EPERM)
+		test_skip("/dev/kvm: permission denied; run as root or add this user to the kvm group");
+	test_skip("/dev/kvm cannot be opened: %s", strerror(errno));
+}
+
+const char *kvm_ioctl_advice(const char *name, int err)
+{
+	if (err == ENOMEM)
+		return "the host is out of memory (or memlock/overcommit limits)";
+	if (err == EEXIST && strstr(name, "MEMORY_REGION"))
+		return "the memslot overlaps another one";
+	if (err == EINVAL && strstr(name, "MEMORY_REGION"))
+		return "gpa, size and host address must be page aligned; the slot id must be below KVM_CAP_NR_MEMSLOTS";
+	if (err == EINVAL && strstr(name, "CREATE_VCPU"))
+		return "the vCPU id is above KVM_CAP_MAX_VCPU_ID";
+	if (err == EFAULT)
+		return "KVM could not access userspace memory: check the backing mapping";
+	if (err == ENXIO || err == ENOTTY)
+		return "the kernel does not support this ioctl";
+	if (err == EINTR)
+		return "interrupted by a signal";
+	return "";
+}
+
+int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
+			const char *file, int line)
+{
+	int ret = ioctl(fd, cmd, arg);
+
+	if (ret < 0) {
+		int err = errno;
+		const char *advice = kvm_ioctl_advice(name, err);
+
+		__test_assert_fail(file, line, name, "%s failed: errno %d (%s)%s%s", name, err,
+				   strerror(err), *advice ? "; " : "", advice);
+	}
+	return ret;
+}
+
+int kvm_check_cap(long cap)
+{
+	int ret = ioctl(kvm_dev_fd(), KVM_CHECK_EXTENSION, cap);
+
+	return ret < 0 ? 0 : ret;
+}
+
+int vm_check_cap(struct kvm_vm *vm, long cap)
+{
+	int ret = ioctl(vm->fd, KVM_CHECK_EXTENSION, cap);
+
+	return ret < 0 ? 0 : ret;
+}
+
+int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
+{
+	struct kvm_enable_cap ec = { .cap = cap, .args[0] = arg0 };
+
+	return ioctl(vm->fd, KVM_ENABLE_CAP, &ec) < 0 ? -errno : 0;
+}
+
+void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
+{
+	struct kvm_enable_cap ec = { .cap = cap, .args[0] = arg0 };
+
+	vm_ioctl(vm, KVM_ENABLE_CAP, &ec);
+}
+
+/* ---- memslots ---- */
+
+struct mem_region *vm_mem_region(struct kvm_vm *vm, uint32_t slot)
+{
+	TEST_ASSERT(slot < KMP_MAX_REGIONS && vm->regions[slot].in_use,
+		    "memslot %u does not exist", slot);
+	return &vm->regions[slot];
+}
+
+static void set_region(struct kvm_vm *vm, struct kvm_userspace_memory_region *kr)
+{
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, kr);
+}
+
+struct mem_region *vm_mem_add(struct kvm_vm *vm, enum backing_src_type src,
+			      uint64_t gpa, uint32_t slot, uint64_t size, uint32_t flags)
+{
+	struct mem_region *r;
+
+	TEST_ASSERT(slot < KMP_MAX_REGIONS && slot < vm->max_memslots,
+		    "memslot %u is above the limit (%u)", slot,
+		    vm->max_memslots < KMP_MAX_REGIONS ? vm->max_memslots : KMP_MAX_REGIONS);
+	r = &vm->regions[slot];
+	TEST_ASSERT(!r->in_use, "memslot %u is already in use", slot);
+	TEST_ASSERT(IS_ALIGNED(gpa, vm->page_size) && IS_ALIGNED(size, vm->page_size) && size,
+		    "memslot %u: gpa 0x%lx and size 0x%lx must be non-zero multiples of the %u-byte page",
+		    slot, (unsigned long)gpa, (unsigned long)size, vm->page_size);
+
+	backing_reserve(src, size);
+	backing_alloc(&r->backing, src, size);
+	r->kr = (struct kvm_userspace_memory_region){
+		.slot = slot,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uint64_t)(uintptr_t)r->backing.hva,
+	};
+	set_region(vm, &r->kr);
+	r->in_use = true;
+	return r;
+}
+
+void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
+{
+	struct mem_region *r = vm_mem_region(vm, slot);
+
+	r->kr.flags = flags;
+	set_region(vm, &r->kr);
+}
+
+void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
+{
+	struct mem_region *r = vm_mem_region(vm, slot);
+
+	r->kr.guest_phys_addr = new_gpa;
+	set_region(vm, &r->kr);
+}
+
+void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot)
+{
+	struct mem_region *r = vm_mem_region(vm, slot);
+	struct kvm_userspace_memory_region kr = r->kr;
+
+	kr.memory_size = 0;	/* size 0 deletes the slot; the memory stays mapped */
+	set_region(vm, &kr);
+}
+
+void vm_mem_region_readd(struct kvm_vm *vm, uint32_t slot)
+{
+	set_region(vm, &vm_mem_region(vm, slot)->kr);
+}
+
+/* ---- address translation and allocation ---- */
+
+void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa)
+{
+	for (uint32_t i = 0; i < KMP_MAX_REGIONS; i++) {
+		struct mem_region *r = &vm->regions[i];
+
+		if (r->in_use && gpa >= r->kr.guest_phys_addr &&
+		    gpa - r->kr.guest_phys_addr < r->kr.memory_size)
+			return (char *)r->backing.hva + (gpa - r->kr.guest_phys_addr);
+	}
+	TEST_FAIL("no memslot holds gpa 0x%lx", (unsigned long)gpa);
+}
+
+uint64_t addr_gva2gpa(struct kvm_vm *vm, uint64_t gva)
+{
+	uint64_t gpa = arch_gva2gpa(vm, gva);
+
+	TEST_ASSERT(gpa != -1ULL, "gva 0x%lx is not mapped in the guest page tables",
+		    (unsigned long)gva);
+	return gpa;
+}
+
+void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva)
+{
+	return addr_gpa2hva(vm, addr_gva2gpa(vm, gva));
+}
+
+uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t npages)
+{
+	uint64_t gpa = vm->sys_gpa_next;
+	uint64_t bytes = npages * vm->page_size;
+
+	TEST_ASSERT(npages && bytes <= vm->sys_gpa_end - gpa,
+		    "slot 0 is full: %lu pages requested, %lu left; raise vm_create()'s extra_pages",
+		    (unsigned long)npages, (unsigned long)((vm->sys_gpa_end - gpa) / vm->page_size));
+	vm->sys_gpa_next += bytes;
+	/* Slot 0 is fresh anonymous memory, never reused: already zero. */
+	return gpa;
+}
+
+void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size, uint64_t page_size)
+{
+	TEST_ASSERT(IS_ALIGNED(gva | gpa | size, page_size),
+		    "virt_map: gva 0x%lx, gpa 0x%lx and size 0x%lx must be %lu-byte aligned",
+		    (unsigned long)gva, (unsigned long)gpa, (unsigned long)size,
+		    (unsigned long)page_size);
+	for (uint64_t off = 0; off < size; off += page_size)
+		arch_virt_map_page(vm, gva + off, gpa + off, page_size);
+}
+
+uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size)
+{
+	uint64_t npages = DIV_ROUND_UP(size, vm->page_size);
+	uint64_t gva = vm->vaddr_next;
+
+	virt_map(vm, gva, vm_phy_pages_alloc(vm, npages), npages * vm->page_size, vm->page_size);
+	/* Leave an unmapped guard page between allocations. */
+	vm->vaddr_next += (npages + 1) * vm->page_size;
+	return gva;
+}
+
+/* ---- VM ---- */
+
+struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
+{
+	struct kvm_vm *vm = calloc(1, sizeof(*vm));
+	uint64_t sys_pages;
+	int ret;
+
+	TEST_ASSERT(vm, "out of memory");
+	vm->kvm_fd = kvm_dev_fd();
+	vm->page_size = 4096;
+	vm->max_vcpus = kvm_check_cap(KVM_CAP_MAX_VCPUS) ?: kvm_check_cap(KVM_CAP_NR_VCPUS);
+	vm->max_memslots = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
+	TEST_ASSERT(nr_vcpus <= vm->max_vcpus && nr_vcpus <= KMP_MAX_VCPUS,
+		    "%u vCPUs requested; KVM allows %u", nr_vcpus, vm->max_vcpus);
+
+	ret = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	TEST_ASSERT(ret >= 0, "KVM_CREATE_VM failed: %s%s", strerror(errno),
+		    errno == ENOMEM ? "; the host is out of memory" :
+		    errno == EBUSY ? "; another hypervisor owns virtualization" : "");
+	vm->fd = ret;
+
+	/*
+	 * Slot 0: 64 MiB for the binary and descriptors, page tables for the
+	 * test memory, and the vCPU stacks.  It is lazily populated anonymous
+	 * memory, so a generous size costs nothing.
+	 */
+	sys_pages = (64ULL << 20) / vm->page_size + arch_page_table_pages(extra_pages) +
+		    (uint64_t)nr_vcpus * (VCPU_STACK_SIZE / vm->page_size + 1);
+	vm_mem_add(vm, SRC_ANONYMOUS, 0, SYS_SLOT, sys_pages * vm->page_size, 0);
+	/* Leave gpa 0 unused so a stray null pointer is never a valid page. */
+	vm->sys_gpa_next = vm->page_size;
+	vm->sys_gpa_end = sys_pages * vm->page_size;
+
+	arch_vm_pgtable_init(vm);
+	vm->elf_end = elf_load_self(vm);
+	TEST_ASSERT(vm->elf_end < SYS_VADDR_BASE,
+		    "the test binary reaches gva 0x%lx, above the allocator base 0x%llx",
+		    (unsigned long)vm->elf_end, SYS_VADDR_BASE);
+	vm->vaddr_next = SYS_VADDR_BASE;
+	arch_vm_init(vm);
+	return vm;
+}
+
+void vm_free(struct kvm_vm *vm)
+{
+	if (!vm)
+		return;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		struct kvm_vcpu *vcpu = vm->vcpus[i];
+
+		munmap(vcpu->run, vcpu->run_size);
+		close(vcpu->fd);
+		free(vcpu);
+	}
+	close(vm->fd);
+	for (uint32_t i = 0; i < KMP_MAX_REGIONS; i++)
+		if (vm->regions[i].in_use)
+			backing_free(&vm->regions[i].backing);
+	free(vm);
+}
+
+/* ---- vCPUs ---- */
+
+struct kvm_vcpu *vm_vcpu_add(struct kvm_vm *vm, uint32_t id, void *guest_code)
+{
+	struct kvm_vcpu *vcpu = calloc(1, sizeof(*vcpu));
+	int mmap_size;
+
+	TEST_ASSERT(vcpu, "out of memory");
+	TEST_ASSERT(vm->nr_vcpus < KMP_MAX_VCPUS && vm->nr_vcpus < vm->max_vcpus,
+		    "too many vCPUs (KVM allows %u)", vm->max_vcpus);
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = vm_ioctl(vm, KVM_CREATE_VCPU, (unsigned long)id);
+	mmap_size = kvm_ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	TEST_ASSERT(mmap_size >= (int)sizeof(struct kvm_run),
+		    "KVM_GET_VCPU_MMAP_SIZE returned %d", mmap_size);
+	vcpu->run_size = mmap_size;
+	vcpu->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
+	TEST_ASSERT(vcpu->run != MAP_FAILED, "mmap of vCPU %u's kvm_run failed", id);
+
+	vcpu->stack_gva = vm_vaddr_alloc(vm, VCPU_STACK_SIZE);
+	arch_vcpu_setup(vcpu, guest_code);
+	vm->vcpus[vm->nr_vcpus++] = vcpu;
+	return vcpu;
+}
+
+void vcpu_args_set(struct kvm_vcpu *vcpu, int n, ...)
+{
+	uint64_t args[6];
+	va_list ap;
+
+	TEST_ASSERT(n >= 0 && n <= 6, "vcpu_args_set: %d arguments, at most 6", n);
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		args[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	arch_vcpu_args_set(vcpu, n, args);
+}
+
+void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs)
+{
+	vcpu_ioctl(vcpu, KVM_GET_REGS, regs);
+}
+
+void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs)
+{
+	vcpu_ioctl(vcpu, KVM_SET_REGS, regs);
+}
+
+void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
+{
+	vcpu_ioctl(vcpu, KVM_GET_SREGS, sregs);
+}
+
+void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
+{
+	vcpu_ioctl(vcpu, KVM_SET_SREGS, sregs);
+}
+
+int _vcpu_run(struct kvm_vcpu *vcpu)
+{
+	int ret;
+
+	vcpu->state = VCPU_IN_GUEST;
+	ret = ioctl(vcpu->fd, KVM_RUN, NULL);
+	if (ret < 0 && errno == EINTR) {
+		vcpu->run->immediate_exit = 0;
+		return -EINTR;
+	}
+	TEST_ASSERT(ret == 0, "KVM_RUN on vCPU %u failed: errno %d (%s)%s", vcpu->id, errno,
+		    strerror(errno), errno == EFAULT ?
+		    "; KVM could not access guest memory (a memslot's backing went away?)" : "");
+	vcpu->last_exit_reason = vcpu->run->exit_reason;
+	return 0;
+}
+
+void vcpu_run(struct kvm_vcpu *vcpu)
+{
+	while (_vcpu_run(vcpu) == -EINTR)
+		;
+}
+
+const char *exit_reason_str(uint32_t reason)
+{
+	static const char *const names[] = {
+		[KVM_EXIT_UNKNOWN] = "UNKNOWN",
+		[KVM_EXIT_EXCEPTION] = "EXCEPTION",
+		[KVM_EXIT_IO] = "IO",
+		[KVM_EXIT_HYPERCALL] = "HYPERCALL",
+		[KVM_EXIT_DEBUG] = "DEBUG",
+		[KVM_EXIT_HLT] = "HLT",
+		[KVM_EXIT_MMIO] = "MMIO",
+		[KVM_EXIT_IRQ_WINDOW_OPEN] = "IRQ_WINDOW_OPEN",
+		[KVM_EXIT_SHUTDOWN] = "SHUTDOWN",
+		[KVM_EXIT_FAIL_ENTRY] = "FAIL_ENTRY",
+		[KVM_EXIT_INTR] = "INTR",
+		[KVM_EXIT_SET_TPR] = "SET_TPR",
+		[KVM_EXIT_TPR_ACCESS] = "TPR_ACCESS",
+		[KVM_EXIT_INTERNAL_ERROR] = "INTERNAL_ERROR",
+		[KVM_EXIT_SYSTEM_EVENT] = "SYSTEM_EVENT",
+		[KVM_EXIT_HYPERV] = "HYPERV",
+		[KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
+		[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
+		[KVM_EXIT_DIRTY_RING_FULL] = "DIRTY_RING_FULL",
+		[KVM_EXIT_MEMORY_FAULT] = "MEMORY_FAULT",
+	};
+
+	if (reason < ARRAY_SIZE(names) && names[reason])
+		return names[reason];
+	return "?";
+}
+
+void vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent)
+{
+	struct kvm_run *run = vcpu->run;
+
+	fprintf(f, "%svCPU %u: last exit %s (%u)", indent, vcpu->id,
+		exit_reason_str(vcpu->last_exit_reason), vcpu->last_exit_reason);
+	switch (vcpu->last_exit_reason) {
+	case KVM_EXIT_IO:
+		fprintf(f, ", port 0x%x %s size %u", run->io.port,
+			run->io.direction == KVM_EXIT_IO_OUT ? "out" : "in", run->io.size);
+		break;
+	case KVM_EXIT_MMIO:
+		fprintf(f, ", gpa 0x%llx %s len %u", (unsigned long long)run->mmio.phys_addr,
+			run->mmio.is_write ? "write" : "read", run->mmio.len);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR:
+		fprintf(f, ", suberror %u", run->internal.suberror);
+		for (uint32_t i = 0; i < run->internal.ndata && i < 16; i++)
+			fprintf(f, " data[%u]=0x%llx", i, (unsigned long long)run->internal.data[i]);
+		break;
+	case KVM_EXIT_FAIL_ENTRY:
+		fprintf(f, ", hardware reason 0x%llx",
+			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		break;
+	}
+	fputc('\n', f);
+	arch_vcpu_dump(f, vcpu, indent);
+}
+
+void vcpu_unexpected_exit(struct kvm_vcpu *vcpu)
+{
+	fflush(stdout);
+	fprintf(stderr, "Unexpected exit from vCPU %u:\n", vcpu->id);
+	vcpu_dump(stderr, vcpu, "  ");
+	TEST_FAIL("vCPU %u: unexpected exit %s (%u) at PC 0x%lx", vcpu->id,
+		  exit_reason_str(vcpu->last_exit_reason), vcpu->last_exit_reason,
+		  (unsigned long)arch_vcpu_pc(vcpu));
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86_64 guests: 4-level page tables, a GDT/IDT/TSS, and vCPU state that a
+ * real VMX or SVM host accepts (not just this machine's lenient KVM).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+#include "kvm_util.h"
+#include "ucall.h"
+
+/* 64-bit TSS: enough for a valid TR; the guest never switches stacks. */
+#define TSS_LIMIT 0x67
+
+static uint64_t *pte_hva(struct kvm_vm *vm, uint64_t table_gpa, int index)
+{
+	return (uint64_t *)addr_gpa2hva(vm, table_gpa) + index;
+}
+
+static int pt_index(uint64_t gva, int level)	/* level 4 = PML4 ... 1 = PT */
+{
+	return (gva >> (12 + 9 * (level - 1))) & 0x1ff;
+}
+
+void arch_vm_pgtable_init(struct kvm_vm *vm)
+{
+	vm->pa_bits = 52;
+	vm->va_bits = 48;
+	vm->pgd = vm_phy_pages_alloc(vm, 1);
+}
+
+uint64_t arch_page_table_pages(uint64_t pages)
+{
+	/* One PT per 512 pages, plus upper levels, plus slack for sparse layouts. */
+	return pages / 512 + pages / (512 * 512) + 64;
+}
+
+uint64_t arch_test_mem_gpa(struct kvm_vm *vm)
+{
+	/* 4 GiB: above slot 0 and the legacy holes; identity-mapped (gva == gpa). */
+	return 1ULL << 32;
+}
+
+void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size)
+{
+	int leaf = page_size == SZ_2M ? 2 : 1;
+	uint64_t table = vm->pgd, *pte;
+
+	TEST_ASSERT(page_size == SZ_4K || page_size == SZ_2M,
+		    "x86_64 guest mappings are 4K or 2M, not %lu", (unsigned long)page_size);
+	TEST_ASSERT((gva >> 47) == 0, "gva 0x%lx is not a canonical lower-half address",
+		    (unsigned long)gva);
+
+	for (int level = 4; level > leaf; level--) {
+		pte = pte_hva(vm, table, pt_index(gva, level));
+		if (!(*pte & PTE_PRESENT))
+			*pte = vm_phy_pages_alloc(vm, 1) | PTE_PRESENT | PTE_WRITABLE;
+		TEST_ASSERT(!(*pte & PTE_LARGE), "gva 0x%lx is already inside a huge mapping",
+			    (unsigned long)gva);
+		table = *pte & PTE_ADDR_MASK;
+	}
+	pte = pte_hva(vm, table, pt_index(gva, leaf));
+	TEST_ASSERT(!(*pte & PTE_PRESENT), "gva 0x%lx is already mapped", (unsigned long)gva);
+	*pte = gpa | PTE_PRESENT | PTE_WRITABLE | (leaf == 2 ? PTE_LARGE : 0);
+}
+
+uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva)
+{
+	uint64_t table = vm->pgd, pte;
+
+	if (gva >> 47)
+		return -1ULL;
+	for (int level = 4; level >= 1; level--) {
+		pte = *pte_hva(vm, table, pt_index(gva, level));
+		if (!(pte & PTE_PRESENT))
+			return -1ULL;
+		if (level == 2 && (pte & PTE_LARGE))
+			return (pte & PTE_ADDR_MASK & ~(SZ_2M - 1)) | (gva & (SZ_2M - 1));
+		table = pte & PTE_ADDR_MASK;
+	}
+	return table | (gva & 0xfff);
+}
+
+/* ---- descriptors ---- */
+
+static void gdt_set(struct kvm_vm *vm, const struct kvm_segment *s)
+{
+	uint64_t *gdt = addr_gva2hva(vm, vm->arch.gdt);
+	uint64_t d, limit = s->limit, base = s->base;
+
+	/* A granular segment's limit is stored in 4K units. */
+	if (s->g)
+		limit >>= 12;
+	d = (limit & 0xffff) | ((base & 0xffffff) << 16) | ((uint64_t)s->type << 40) |
+	    ((uint64_t)s->s << 44) | ((uint64_t)s->dpl << 45) | ((uint64_t)s->present << 47) |
+	    (((limit >> 16) & 0xf) << 48) | ((uint64_t)s->avl << 52) | ((uint64_t)s->l << 53) |
+	    ((uint64_t)s->db << 54) | ((uint64_t)s->g << 55) | (((base >> 24) & 0xff) << 56);
+	gdt[s->selector >> 3] = d;
+	/* System descriptors (the TSS) take two slots in long mode. */
+	if (!s->s)
+		gdt[(s->selector >> 3) + 1] = base >> 32;
+}
+
+static struct kvm_segment seg_code64(void)
+{
+	return (struct kvm_segment){
+		.selector = KERNEL_CS, .limit = 0xffffffff, .type = 0xb, /* exec/read, accessed */
+		.present = 1, .s = 1, .l = 1, .g = 1,
+	};
+}
+
+static struct kvm_segment seg_data64(void)
+{
+	return (struct kvm_segment){
+		.selector = KERNEL_DS, .limit = 0xffffffff, .type = 0x3, /* read/write, accessed */
+		.present = 1, .s = 1, .db = 1, .g = 1,
+	};
+}
+
+static struct kvm_segment seg_tss64(struct kvm_vm *vm)
+{
+	return (struct kvm_segment){
+		.selector = KERNEL_TSS, .base = vm->arch.tss, .limit = TSS_LIMIT,
+		.type = 0xb, /* busy 64-bit TSS, as VMX requires of TR */
+		.present = 1,
+	};
+}
+
+void arch_vm_init(struct kvm_vm *vm)
+{
+	struct kvm_segment cs = seg_code64(), ds = seg_data64(), tr;
+
+	vm->arch.gdt = vm_vaddr_alloc(vm, vm->page_size);
+	vm->arch.idt = vm_vaddr_alloc(vm, vm->page_size);
+	vm->arch.tss = vm_vaddr_alloc(vm, vm->page_size);
+	tr = seg_tss64(vm);
+	gdt_set(vm, &cs);
+	gdt_set(vm, &ds);
+	gdt_set(vm, &tr);
+	/*
+	 * The IDT stays empty (not-present gates): guest code must not take
+	 * exceptions, and one that does ends in a triple fault the host reports
+	 * as a SHUTDOWN exit with the registers.
+	 */
+}
+
+/* ---- vCPUs ---- */
+
+static void vcpu_set_cpuid(struct kvm_vcpu *vcpu)
+{
+	int nent = 64;
+	struct kvm_cpuid2 *cpuid;
+
+	/* KVM_GET_SUPPORTED_CPUID says E2BIG until the buffer is big enough. */
+	for (;;) {
+		cpuid = calloc(1, sizeof(*cpuid) + nent * sizeof(cpuid->entries[0]));
+		TEST_ASSERT(cpuid, "out of memory");
+		cpuid->nent = nent;
+		if (ioctl(vcpu->vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) == 0)
+			break;
+		TEST_ASSERT(errno == E2BIG, "KVM_GET_SUPPORTED_CPUID failed: %s", strerror(errno));
+		free(cpuid);
+		nent *= 2;
+	}
+	vcpu_ioctl(vcpu, KVM_SET_CPUID2, cpuid);
+	free(cpuid);
+}
+
+void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code)
+{
+	struct kvm_vm *vm = vcpu->vm;
+	uint64_t stack_top = vcpu->stack_gva + VCPU_STACK_SIZE;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	vcpu_set_cpuid(vcpu);
+
+	vcpu_sregs_get(vcpu, &sregs);
+	sregs.cr0 = X86_CR0_PE | X86_CR0_MP | X86_CR0_ET | X86_CR0_NE | X86_CR0_WP | X86_CR0_PG;
+	sregs.cr4 = X86_CR4_PAE | X86_CR4_OSFXSR | X86_CR4_OSXMMEXCPT;
+	sregs.efer = EFER_LME | EFER_LMA | EFER_NX;
+	sregs.cr3 = vm->pgd;
+	sregs.cs = seg_code64();
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = seg_data64();
+	sregs.tr = seg_tss64(vm);
+	memset(&sregs.ldt, 0, sizeof(sregs.ldt));
+	sregs.ldt.unusable = 1;
+	sregs.gdt.base = vm->arch.gdt;
+	sregs.gdt.limit = vm->page_size - 1;
+	sregs.idt.base = vm->arch.idt;
+	sregs.idt.limit = 256 * 16 - 1;
+	vcpu_sregs_set(vcpu, &sregs);
+
+	/*
+	 * Enter guest_code as if called: RSP+8 is 16-byte aligned and the
+	 * return address is guest_code_returned(), which reports the mistake.
+	 */
+	*(uint64_t *)addr_gva2hva(vm, stack_top - 8) = (uint64_t)(uintptr_t)guest_code_returned;
+	memset(&regs, 0, sizeof(regs));
+	regs.rflags = 0x2;	/* bit 1 is reserved and must be set */
+	regs.rip = (uint64_t)(uintptr_t)guest_code;
+	regs.rsp = stack_top - 8;
+	vcpu_regs_set(vcpu, &regs);
+}
+
+void arch_vcpu_args_set(struct kvm_vcpu *vcpu, int n, const uint64_t *args)
+{
+	struct kvm_regs regs;
+
+	vcpu_regs_get(vcpu, &regs);
+	if (n > 0) regs.rdi = args[0];
+	if (n > 1) regs.rsi = args[1];
+	if (n > 2) regs.rdx = args[2];
+	if (n > 3) regs.rcx = args[3];
+	if (n > 4) regs.r8 = args[4];
+	if (n > 5) regs.r9 = args[5];
+	vcpu_regs_set(vcpu, &regs);
+}
+
+uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0)
+		return -1ULL;
+	return regs.rip;
+}
+
+void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *in)
+{
+	struct kvm_sregs s;
+	struct kvm_regs r;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
+		fprintf(f, "%s(registers unavailable: %s)\n", in, strerror(errno));
+		return;
+	}
+	fprintf(f, "%srip 0x%016llx rsp 0x%016llx rflags 0x%llx\n", in, r.rip, r.rsp, r.rflags);
+	fprintf(f, "%srax 0x%016llx rbx 0x%016llx rcx 0x%016llx rdx 0x%016llx\n",
+		in, r.rax, r.rbx, r.rcx, r.rdx);
+	fprintf(f, "%srsi 0x%016llx rdi 0x%016llx rbp 0x%016llx r8  0x%016llx\n",
+		in, r.rsi, r.rdi, r.rbp, r.r8);
+	fprintf(f, "%sr9  0x%016llx r10 0x%016llx r11 0x%016llx r12 0x%016llx\n",
+		in, r.r9, r.r10, r.r11, r.r12);
+	fprintf(f, "%sr13 0x%016llx r14 0x%016llx r15 0x%016llx\n", in, r.r13, r.r14, r.r15);
+	fprintf(f, "%scr0 0x%llx cr2 0x%llx cr3 0x%llx cr4 0x%llx efer 0x%llx\n",
+		in, s.cr0, s.cr2, s.cr3, s.cr4, s.efer);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef SMOKE_BASIC_H
+#define SMOKE_BASIC_H
+#include <stdint.h>
+
+#define SMOKE_COMPUTE_TAG 0xc0ffee
+void guest_compute(uint64_t n);
+void guest_assert(uint64_t a, uint64_t b);
+void guest_globals(void);
+extern uint64_t guest_counter;
+
+#endif
