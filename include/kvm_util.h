@@ -130,6 +130,8 @@ void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
  * interrupted it; any other error fails the test.
  */
 int _vcpu_run(struct kvm_vcpu *vcpu);
+/* Called in the vCPU's thread when KVM_RUN returns EINTR (the watchdog uses it). */
+extern void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
 /* KVM_RUN, retrying EINTR. */
 void vcpu_run(struct kvm_vcpu *vcpu);
 

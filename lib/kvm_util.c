@@ -349,6 +349,8 @@ void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
 	vcpu_ioctl(vcpu, KVM_SET_SREGS, sregs);
 }
 
+void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
+
 int _vcpu_run(struct kvm_vcpu *vcpu)
 {
 	int ret;
@@ -357,6 +359,8 @@ int _vcpu_run(struct kvm_vcpu *vcpu)
 	ret = ioctl(vcpu->fd, KVM_RUN, NULL);
 	if (ret < 0 && errno == EINTR) {
 		vcpu->run->immediate_exit = 0;
+		if (vcpu_eintr_hook)
+			vcpu_eintr_hook(vcpu);
 		return -EINTR;
 	}
 	TEST_ASSERT(ret == 0, "KVM_RUN on vCPU %u failed: errno %d (%s)%s", vcpu->id, errno,

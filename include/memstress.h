@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The shared guest workload (DESIGN.md §5).  Each vCPU walks its region (or
+ * all walk one shared region), in order or at random, reading or writing
+ * each page, and reports every pass with a SYNC carrying its counts.
+ * Lockstep: the host releases iteration N and every vCPU does one pass.
+ * Nonstop: after the populate pass, vCPUs run passes until stopped.
+ */
+#ifndef KMP_MEMSTRESS_H
+#define KMP_MEMSTRESS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backing.h"
+#include "kvm_util.h"
+
+#define MEMSTRESS_SYNC_PASS 0x5a55	/* first SYNC argument of a pass report */
+#define MEMSTRESS_FIRST_SLOT 1
+
+/* ---- shared with the guest (lives in guest memory) ---- */
+struct memstress_vcpu_args {
+	uint64_t gva;			/* first page of this vCPU's region */
+	uint64_t pages;			/* guest pages in it */
+	volatile uint64_t heartbeat;	/* bumped by the guest every 64 pages */
+	volatile uint64_t touched;	/* the guest's own count of pages touched */
+};
+
+struct memstress_guest_args {
+	uint64_t page_size;
+	uint32_t write_percent;
+	uint32_t random_seed;
+	uint32_t random_access;
+	volatile uint64_t iteration;	/* stamped into every page written */
+	volatile uint32_t stop;		/* ends the current pass early */
+	struct memstress_vcpu_args vcpu_args[KMP_MAX_VCPUS];
+};
+
+extern struct memstress_guest_args memstress_args;
+void memstress_guest_code(uint32_t vcpu_idx);
+
+/* ---- host ---- */
+struct memstress_params {
+	uint32_t nr_vcpus;		/* -v */
+	uint64_t vcpu_bytes;		/* -b: per vCPU (the whole region with -o) */
+	enum backing_src_type src;	/* -s */
+	uint32_t slots;			/* -x: test memory split across this many memslots */
+	bool shared;			/* -o: all vCPUs share one region */
+	uint32_t write_percent;		/* -w */
+	bool random_access;		/* -a */
+	uint32_t random_seed;		/* -r */
+	bool nonstop;			/* -j */
+	uint64_t guest_map_size;	/* guest page-table mappings: 4K (default) or 2M */
+	uint32_t slot_flags;		/* KVM_MEM_* for the test slots */
+	const int *cpus;		/* -c */
+	int nr_cpus;
+	unsigned int watchdog_sec;	/* 0: WATCHDOG_DEFAULT_SEC or KMP_WATCHDOG_SEC */
+};
+
+struct memstress_vcpu_stats {
+	uint64_t passes;
+	uint64_t reads, writes;
+	uint64_t last_iteration;	/* iteration of the last completed pass */
+	uint64_t partial_passes;	/* passes cut short by stop */
+};
+
+struct memstress {
+	struct kvm_vm *vm;
+	struct memstress_params p;
+	struct memstress_guest_args *gargs;	/* host view of the guest's args */
+	uint64_t gpa, size;			/* all test memory */
+	uint64_t slot_size;
+	uint64_t pages_per_vcpu;
+	struct memstress_vcpu_stats *stats;	/* per vCPU, updated by its thread */
+	/* Optional: called in the vCPU thread after each pass report. */
+	void (*on_pass)(struct memstress *ms, uint32_t vcpu, uint64_t iteration,
+			uint64_t reads, uint64_t writes);
+	void *priv;
+
+	pthread_mutex_t lock;
+	pthread_cond_t release, completed;
+	uint64_t iteration;		/* host's current iteration */
+	uint32_t nr_completed;		/* vCPUs done with `iteration` */
+	bool free_running;		/* nonstop, after the first release */
+	volatile bool stop;
+	bool started;
+};
+
+/* Fill defaults: 1 vCPU, 1G, anonymous, 1 slot, 100% writes, seed 1, 4K. */
+void memstress_params_init(struct memstress_params *p);
+/*
+ * Validate p (one-line usage errors naming the option), create the VM,
+ * test memslots, guest mappings and vCPUs.  No guest code has run yet.
+ */
+struct memstress *memstress_create(const struct memstress_params *p);
+/* Start vCPU threads (pinned) and the watchdog; vCPUs begin the populate pass (iteration 0). */
+void memstress_start(struct memstress *ms);
+/* Wait until every vCPU completed the current iteration's pass. */
+void memstress_wait_iteration(struct memstress *ms);
+/* Release the next iteration (lockstep: one pass each; nonstop: run free). Returns its number. */
+uint64_t memstress_next_iteration(struct memstress *ms);
+/* Nonstop: change the iteration stamped into pages from now on. */
+void memstress_set_iteration(struct memstress *ms, uint64_t iteration);
+/* Sum of pages touched so far over all vCPUs (reads, writes). */
+void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes);
+/* Stop vCPUs (ending their passes early), join threads, stop the watchdog. */
+void memstress_stop(struct memstress *ms);
+void memstress_destroy(struct memstress *ms);
+
+/* Test-memory slot id i (0-based) and its host mapping. */
+uint32_t memstress_slot(const struct memstress *ms, uint32_t i);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KVM binary statistics (KVM_GET_STATS_FD) of a VM or a vCPU: descriptors
+ * read once, values by name, and snapshots whose difference is a phase's delta.
+ */
+#ifndef KMP_STATS_H
+#define KMP_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/kvm.h>
+
+struct kvm_vm;
+struct kvm_vcpu;
+struct json;
+
+struct kvm_stats {
+	int fd;
+	struct kvm_stats_header hdr;
+	char id[64];				/* KVM_STATS_NAME_SIZE in newer UAPI */
+	struct kvm_stats_desc *descs;	/* hdr.num_desc entries of desc_size bytes */
+	size_t desc_size;
+	size_t nr_values;		/* u64 values in the data block */
+};
+
+/* One read of every value in the data block. */
+struct stats_snapshot {
+	uint64_t *values;
+	size_t nr_values;
+};
+
+void stats_open_vm(struct kvm_stats *st, struct kvm_vm *vm);
+void stats_open_vcpu(struct kvm_stats *st, struct kvm_vcpu *vcpu);
+void stats_close(struct kvm_stats *st);
+
+struct kvm_stats_desc *stats_desc(const struct kvm_stats *st, size_t i);
+/* The descriptor with this name, or NULL. */
+struct kvm_stats_desc *stats_find(const struct kvm_stats *st, const char *name);
+/* First value of a stat by name; fails the test if it does not exist. */
+uint64_t stats_read(const struct kvm_stats *st, const char *name);
+/* Same, but returns false (and leaves *val) if the stat does not exist. */
+bool stats_try_read(const struct kvm_stats *st, const char *name, uint64_t *val);
+
+void stats_snapshot(const struct kvm_stats *st, struct stats_snapshot *snap);
+void stats_snapshot_free(struct stats_snapshot *snap);
+/* after - before of one stat's first value (0 if absent). */
+int64_t stats_delta(const struct kvm_stats *st, const struct stats_snapshot *before,
+		    const struct stats_snapshot *after, const char *name);
+/*
+ * Write {name: delta} for every cumulative/instant stat whose first value
+ * changed between the snapshots, as a JSON object under key.
+ */
+void stats_delta_json(const struct kvm_stats *st, const struct stats_snapshot *before,
+		      const struct stats_snapshot *after, struct json *j, const char *key);
+/* Print "# name: delta" lines for the stats that changed. */
+void stats_delta_print(const struct kvm_stats *st, const struct stats_snapshot *before,
+		       const struct stats_snapshot *after, const char *prefix);
+
+#endif

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host half of memstress: build the VM, run vCPU threads in lockstep or nonstop. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "memstress.h"
+#include "ucall.h"
+#include "vcpu_thread.h"
+#include "watchdog.h"
+
+void memstress_params_init(struct memstress_params *p)
+{
+	*p = (struct memstress_params){
+		.nr_vcpus = 1,
+		.vcpu_bytes = 1ULL << 30,
+		.src = DEFAULT_BACKING_SRC,
+		.slots = 1,
+		.write_percent = 100,
+		.random_seed = 1,
+		.guest_map_size = SZ_4K,
+	};
+}
+
+uint32_t memstress_slot(const struct memstress *ms, uint32_t i)
+{
+	return MEMSTRESS_FIRST_SLOT + i;
+}
+
+/* Bad parameters are usage errors: one line, no guest started. */
+static void memstress_validate(const struct memstress_params *p, uint64_t total)
+{
+	uint32_t max_vcpus = kvm_check_cap(KVM_CAP_MAX_VCPUS) ?: kvm_check_cap(KVM_CAP_NR_VCPUS);
+	uint32_t max_slots = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
+	uint64_t align = backing_src_page_size(p->src);
+
+	if (max_vcpus > KMP_MAX_VCPUS)
+		max_vcpus = KMP_MAX_VCPUS;
+	if (p->nr_vcpus < 1 || p->nr_vcpus > max_vcpus)
+		usage_error("-v '%u': must be between 1 and %u (KVM_CAP_MAX_VCPUS)",
+			    p->nr_vcpus, max_vcpus);
+	if (p->vcpu_bytes < SZ_4K)
+		usage_error("-b '%lu': must be at least one guest page (4096 bytes)",
+			    (unsigned long)p->vcpu_bytes);
+	if (p->write_percent > 100)
+		usage_error("-w '%u': must be between 0 and 100", p->write_percent);
+	/* Slot 0 is the system slot. */
+	if (max_slots > KMP_MAX_REGIONS)
+		max_slots = KMP_MAX_REGIONS;
+	if (p->slots < 1 || p->slots > max_slots - 1)
+		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS - 1)",
+			    p->slots, max_slots - 1);
+	if (total / p->slots < align || (total / p->slots) % align)
+		usage_error("-x '%u': each slot must hold whole %lu-byte %s pages, but %lu bytes "
+			    "split %u ways gives %lu", p->slots, (unsigned long)align,
+			    backing_src_name(p->src), (unsigned long)total, p->slots,
+			    (unsigned long)(total / p->slots));
+	if (p->guest_map_size != SZ_4K && p->guest_map_size != SZ_2M)
+		usage_error("guest mapping size %lu: must be 4K or 2M",
+			    (unsigned long)p->guest_map_size);
+}
+
+struct memstress *memstress_create(const struct memstress_params *p)
+{
+	struct memstress *ms = calloc(1, sizeof(*ms));
+	uint64_t per_vcpu, total, pages, align;
+	struct kvm_vm *vm;
+
+	TEST_ASSERT(ms, "out of memory");
+	align = backing_src_page_size(p->src);
+	if (align < p->guest_map_size)
+		align = p->guest_map_size;
+	per_vcpu = ALIGN_UP(p->vcpu_bytes, SZ_4K);
+	total = p->shared ? per_vcpu : per_vcpu * p->nr_vcpus;
+	total = ALIGN_UP(total, align * p->slots);
+	memstress_validate(p, total);
+
+	pages = total / SZ_4K;
+	ms->p = *p;
+	ms->vm = vm = vm_create(p->nr_vcpus, pages);
+	ms->gpa = arch_test_mem_gpa(vm);
+	ms->size = total;
+	ms->slot_size = total / p->slots;
+	ms->pages_per_vcpu = per_vcpu / SZ_4K;
+
+	TEST_ASSERT(ms->gpa + total <= (1ULL << vm->pa_bits) && ms->gpa + total < (1ULL << 47),
+		    "%lu bytes of test memory do not fit the guest's address space",
+		    (unsigned long)total);
+	for (uint32_t i = 0; i < p->slots; i++) {
+		uint64_t gpa = ms->gpa + i * ms->slot_size;
+
+		vm_mem_add(vm, p->src, gpa, memstress_slot(ms, i), ms->slot_size, p->slot_flags);
+	}
+	/* Identity map: gva == gpa. */
+	virt_map(vm, ms->gpa, ms->gpa, total, p->guest_map_size);
+
+	memstress_args.page_size = SZ_4K;
+	memstress_args.write_percent = p->write_percent;
+	memstress_args.random_seed = p->random_seed;
+	memstress_args.random_access = p->random_access;
+	for (uint32_t i = 0; i < p->nr_vcpus; i++) {
+		struct memstress_vcpu_args *va = &memstress_args.vcpu_args[i];
+
+		va->gva = p->shared ? ms->gpa : ms->gpa + i * per_vcpu;
+		va->pages = ms->pages_per_vcpu;
+	}
+	sync_global_to_guest(vm, memstress_args);
+	ms->gargs = guest_global(vm, memstress_args);
+
+	ms->stats = calloc(p->nr_vcpus, sizeof(*ms->stats));
+	TEST_ASSERT(ms->stats, "out of memory");
+	for (uint32_t i = 0; i < p->nr_vcpus; i++) {
+		struct kvm_vcpu *vcpu = vm_vcpu_add(vm, i, memstress_guest_code);
+
+		vcpu_args_set(vcpu, 1, (uint64_t)i);
+		vcpu->heartbeat = &ms->gargs->vcpu_args[i].heartbeat;
+	}
+	pthread_mutex_init(&ms->lock, NULL);
+	pthread_cond_init(&ms->release, NULL);
+	pthread_cond_init(&ms->completed, NULL);
+	return ms;
+}
+
+/* A vCPU finished a pass: count it, then (lockstep) wait for the next release. */
+static void vcpu_pass_done(struct memstress *ms, struct kvm_vcpu *vcpu, const struct ucall *uc)
+{
+	struct memstress_vcpu_stats *st = &ms->stats[vcpu->id];
+	uint64_t iteration = uc->args[1];
+
+	TEST_ASSERT(uc->nargs == 5 && uc->args[0] == MEMSTRESS_SYNC_PASS,
+		    "vCPU %u: unexpected SYNC (%lu args, tag 0x%lx)", vcpu->id,
+		    (unsigned long)uc->nargs, (unsigned long)uc->args[0]);
+	__atomic_add_fetch(&st->reads, uc->args[2], __ATOMIC_RELAXED);
+	__atomic_add_fetch(&st->writes, uc->args[3], __ATOMIC_RELAXED);
+	if (uc->args[4])
+		st->passes++;
+	else
+		st->partial_passes++;
+	st->last_iteration = iteration;
+	if (ms->on_pass)
+		ms->on_pass(ms, vcpu->id, iteration, uc->args[2], uc->args[3]);
+
+	pthread_mutex_lock(&ms->lock);
+	if (!ms->free_running) {
+		uint64_t done = ms->iteration;
+
+		if (++ms->nr_completed == ms->p.nr_vcpus)
+			pthread_cond_broadcast(&ms->completed);
+		vcpu->state = VCPU_IN_HOST;
+		while (ms->iteration == done && !ms->stop)
+			pthread_cond_wait(&ms->release, &ms->lock);
+		vcpu->state = VCPU_IN_GUEST;
+	}
+	pthread_mutex_unlock(&ms->lock);
+}
+
+static void memstress_vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
+{
+	struct memstress *ms = arg;
+	struct ucall uc;
+
+	while (!ms->stop) {
+		switch (vcpu_run_ucall(vcpu, &uc)) {
+		case UCALL_NONE:	/* interrupted: just go back in */
+			break;
+		case UCALL_SYNC:
+			vcpu_pass_done(ms, vcpu, &uc);
+			break;
+		default:
+			TEST_FAIL("vCPU %u: memstress guest returned %s", vcpu->id,
+				  uc.cmd == UCALL_DONE ? "DONE" : "an unknown ucall");
+		}
+	}
+}
+
+void memstress_start(struct memstress *ms)
+{
+	unsigned int timeout = ms->p.watchdog_sec ?:
+			       watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);
+
+	ms->iteration = 0;
+	ms->nr_completed = 0;
+	ms->gargs->iteration = 0;
+	ms->started = true;
+	watchdog_start(ms->vm, timeout);
+	vcpu_threads_start(ms->vm, memstress_vcpu_thread, ms, ms->p.cpus, ms->p.nr_cpus);
+}
+
+void memstress_wait_iteration(struct memstress *ms)
+{
+	pthread_mutex_lock(&ms->lock);
+	while (ms->nr_completed < ms->p.nr_vcpus && !ms->free_running)
+		pthread_cond_wait(&ms->completed, &ms->lock);
+	pthread_mutex_unlock(&ms->lock);
+}
+
+uint64_t memstress_next_iteration(struct memstress *ms)
+{
+	uint64_t it;
+
+	pthread_mutex_lock(&ms->lock);
+	it = ++ms->iteration;
+	ms->gargs->iteration = it;
+	ms->nr_completed = 0;
+	if (ms->p.nonstop)
+		ms->free_running = true;
+	pthread_cond_broadcast(&ms->release);
+	pthread_mutex_unlock(&ms->lock);
+	return it;
+}
+
+void memstress_set_iteration(struct memstress *ms, uint64_t iteration)
+{
+	ms->gargs->iteration = iteration;
+}
+
+void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes)
+{
+	*reads = *writes = 0;
+	for (uint32_t i = 0; i < ms->p.nr_vcpus; i++) {
+		*reads += __atomic_load_n(&ms->stats[i].reads, __ATOMIC_RELAXED);
+		*writes += __atomic_load_n(&ms->stats[i].writes, __ATOMIC_RELAXED);
+	}
+}
+
+void memstress_stop(struct memstress *ms)
+{
+	if (!ms->started)
+		return;
+	pthread_mutex_lock(&ms->lock);
+	ms->stop = true;
+	ms->gargs->stop = 1;
+	pthread_cond_broadcast(&ms->release);
+	pthread_mutex_unlock(&ms->lock);
+	vcpu_threads_join(ms->vm);
+	watchdog_stop();
+	ms->started = false;
+}
+
+void memstress_destroy(struct memstress *ms)
+{
+	if (!ms)
+		return;
+	memstress_stop(ms);
+	vm_free(ms->vm);
+	free(ms->stats);
+	free(ms);
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Guest half of memstress: walk pages, read or write, report each pass. */
+#include "memstress.h"
+#include "ucall.h"
+
+struct memstress_guest_args memstress_args;
+
+/* xorshift32: small, fast, and the same sequence for a given seed. */
+static uint32_t rand_next(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+void memstress_guest_code(uint32_t vcpu_idx)
+{
+	struct memstress_guest_args *a = &memstress_args;
+	struct memstress_vcpu_args *va = &a->vcpu_args[vcpu_idx];
+	uint32_t rand = a->random_seed * 2654435761u + vcpu_idx + 1;
+
+	if (!rand)
+		rand = 1;
+	for (;;) {
+		uint64_t iteration = a->iteration, reads = 0, writes = 0, i;
+
+		for (i = 0; i < va->pages && !a->stop; i++) {
+			uint64_t page = a->random_access ? rand_next(&rand) % va->pages : i;
+			volatile uint64_t *addr = (volatile uint64_t *)(va->gva + page * a->page_size);
+
+			if (a->write_percent == 100 ||
+			    (a->write_percent && rand_next(&rand) % 100 < a->write_percent)) {
+				*addr = iteration;
+				writes++;
+			} else {
+				(void)*addr;
+				reads++;
+			}
+			if (!(i & 63))
+				va->heartbeat++;
+		}
+		va->touched += reads + writes;
+		GUEST_SYNC(MEMSTRESS_SYNC_PASS, iteration, reads, writes, i == va->pages);
+	}
+}
