@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host a result was measured on: kernel, CPU, memory, which KVM module
+ * and MMU flavour, and the KVM module parameters.  Every result prints it as
+ * "# " lines and stores it in its JSON record, so numbers from different
+ * hosts are never compared blindly.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "host_desc.h"
+#include "json.h"
+#include "test_util.h"
+#include "topology.h"
+
+/* Vendor modules, most specific first; the first one loaded is reported. */
+static const char *const kvm_vendor_modules[] = {
+	"kvm_pvm", "kvm_intel", "kvm_amd", "kvm_hv", "kvm_pr",
+};
+
+/* Parameters that change how guest memory is mapped: shown in the KVM line. */
+static const char *const mmu_params[] = {
+	"tdp_mmu", "eager_page_split", "nx_huge_pages", "mmio_caching",
+	"ept", "eptad", "unrestricted_guest", "enable_unrestricted_guest", "pml",
+	"npt",
+};
+
+/* Copy src into a fixed buffer, cut at the first newline. */
+static void copy_line(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%.*s", (int)strcspn(src, "\n"), src);
+}
+
+static char *skip_spaces(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/*
+ * "model name" on x86, "cpu" on powerpc, "Processor" on older arm; arm64
+ * often has none of them, so hwloc's model string is the fallback.
+ * *mmu_line gets powerpc's "MMU" field ("Radix" or "Hash"), if any.
+ */
+static void read_cpu_model(struct host_desc *d, char *mmu_line, size_t mmu_size)
+{
+	static const char *const keys[] = { "model name", "cpu", "Processor" };
+	int best = ARRAY_SIZE(keys);
+	char line[512], *colon, *val, *end;
+	const char *hw;
+	FILE *f;
+	int i;
+
+	mmu_line[0] = '\0';
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		/* Key without its trailing tabs and spaces. */
+		end = colon;
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		*end = '\0';
+		val = skip_spaces(colon + 1);
+
+		if (!strcmp(line, "MMU") && !mmu_line[0])
+			copy_line(mmu_line, mmu_size, val);
+		for (i = 0; i < best; i++) {
+			if (!strcmp(line, keys[i]) && *val != '\n') {
+				copy_line(d->cpu_model, sizeof(d->cpu_model), val);
+				best = i;
+				break;
+			}
+		}
+	}
+	if (f)
+		fclose(f);
+
+	if (!d->cpu_model[0]) {
+		hw = topology_cpu_model();
+		if (hw)
+			copy_line(d->cpu_model, sizeof(d->cpu_model), hw);
+	}
+}
+
+static uint64_t read_mem_total(void)
+{
+	unsigned long long kb;
+	char line[128];
+	uint64_t bytes = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+			bytes = (uint64_t)kb << 10;
+			break;
+		}
+	}
+	fclose(f);
+	return bytes;
+}
+
+static bool module_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+static int no_dot_files(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+/* Read one parameter file; false if it cannot be read (write-only, EIO, ...). */
+static bool read_param(const char *path, char *val, size_t size)
+{
+	ssize_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	len = read(fd, val, size - 1);
+	close(fd);
+	if (len < 0)
+		return false;
+	val[len] = '\0';
+	val[strcspn(val, "\n")] = '\0';
+	return true;
+}
+
+/* Add each file in /sys/module/<module>/parameters as "<module>.<file>", sorted. */
+static void collect_params(struct host_desc *d, const char *module)
+{
+	char dir[128], path[400];
+	struct dirent **list;
+	int i, n;
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", module);
+	n = scandir(dir, &list, no_dot_files, alphasort);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const char *file = list[i]->d_name;
+		int k = d->nr_params;
+
+		/* Skip names too long to keep and files we may not read. */
+		if (k < HOST_DESC_MAX_PARAMS &&
+		    snprintf(d->params[k].name, sizeof(d->params[k].name), "%s.%s",
+			     module, file) < (int)sizeof(d->params[k].name) &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, file) < (int)sizeof(path) &&
+		    read_param(path, d->params[k].value, sizeof(d->params[k].value)))
+			d->nr_params++;
+		free(list[i]);
+	}
+	free(list);
+}
+
+/* Value of "<module>.<name>", or NULL if the host does not have it. */
+static const char *param(const struct host_desc *d, const char *module, const char *name)
+{
+	size_t mlen = strlen(module);
+	int i;
+
+	for (i = 0; i < d->nr_params; i++) {
+		const char *p = d->params[i].name;
+
+		if (!strncmp(p, module, mlen) && p[mlen] == '.' && !strcmp(p + mlen + 1, name))
+			return d->params[i].value;
+	}
+	return NULL;
+}
+
+/* Y/N booleans, or 0/1 for older integer parameters (kvm_amd.npt). */
+static bool param_on(const char *v)
+{
+	return v && (v[0] == 'Y' || v[0] == 'y' || v[0] == '1');
+}
+
+static bool param_off(const char *v)
+{
+	return v && (v[0] == 'N' || v[0] == 'n' || v[0] == '0');
+}
+
+/* Which MMU builds the guest's page tables on this host. */
+static void classify_mmu(struct host_desc *d, const char *machine, const char *ppc_mmu)
+{
+	const char *m = d->kvm_module;
+
+	if (!strcmp(m, "none"))
+		snprintf(d->mmu, sizeof(d->mmu), "%s", "");
+	else if (!strcmp(m, "kvm_pvm") || !strcmp(m, "kvm_pr") ||
+		 param_off(param(d, "kvm_intel", "ept")) ||
+		 param_off(param(d, "kvm_amd", "npt")))
+		snprintf(d->mmu, sizeof(d->mmu), "shadow paging");
+	else if (!strcmp(m, "kvm_hv"))
+		snprintf(d->mmu, sizeof(d->mmu), "%s",
+			 strstr(ppc_mmu, "Radix") ? "radix" : "hpt");
+	else if (!strcmp(machine, "aarch64") || !strncmp(machine, "arm", 3))
+		snprintf(d->mmu, sizeof(d->mmu), "stage-2");
+	else if (param_on(param(d, "kvm", "tdp_mmu")))
+		snprintf(d->mmu, sizeof(d->mmu), "tdp_mmu");
+	else
+		snprintf(d->mmu, sizeof(d->mmu), "legacy tdp");
+}
+
+void host_desc_read(struct host_desc *d)
+{
+	char ppc_mmu[32];
+	struct utsname u;
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (!uname(&u)) {
+		snprintf(d->kernel, sizeof(d->kernel), "%s %s", u.release, u.version);
+		snprintf(d->machine, sizeof(d->machine), "%.31s", u.machine);
+	}
+	read_cpu_model(d, ppc_mmu, sizeof(ppc_mmu));
+	d->cpus = topology_nr_cpus();
+	d->cores = topology_nr_cores();
+	d->numa_nodes = topology_nr_numa_nodes();
+	d->mem_total_bytes = read_mem_total();
+
+	snprintf(d->kvm_module, sizeof(d->kvm_module), "none");
+	for (i = 0; i < ARRAY_SIZE(kvm_vendor_modules); i++) {
+		if (module_loaded(kvm_vendor_modules[i])) {
+			snprintf(d->kvm_module, sizeof(d->kvm_module), "%s",
+				 kvm_vendor_modules[i]);
+			break;
+		}
+	}
+	/* arm64 (and a kvm built into the kernel) has no vendor module. */
+	if (!strcmp(d->kvm_module, "none") && access("/dev/kvm", F_OK) == 0)
+		snprintf(d->kvm_module, sizeof(d->kvm_module), "kvm (built-in)");
+
+	collect_params(d, "kvm");
+	if (strcmp(d->kvm_module, "none") && strncmp(d->kvm_module, "kvm ", 4))
+		collect_params(d, d->kvm_module);
+
+	classify_mmu(d, d->machine, ppc_mmu);
+}
+
+/* "tdp_mmu=N, eager_page_split=Y, ..." for the parameters this host has. */
+static void format_mmu_params(const struct host_desc *d, char *buf, size_t size)
+{
+	size_t len = 0, i;
+	const char *dot;
+	int p;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(mmu_params); i++) {
+		for (p = 0; p < d->nr_params && len < size; p++) {
+			dot = strchr(d->params[p].name, '.');
+			if (!dot || strcmp(dot + 1, mmu_params[i]))
+				continue;
+			len += snprintf(buf + len, size - len, "%s%s=%s", len ? ", " : "",
+					mmu_params[i], d->params[p].value);
+		}
+	}
+}
+
+void host_desc_print(const struct host_desc *d)
+{
+	char params[512];
+	int release_len = strcspn(d->kernel, " ");
+
+	ksft_print_msg("Host: Linux %.*s %s\n", release_len, d->kernel, d->machine);
+	ksft_print_msg("CPU: %s, %d CPUs, %d cores, %d NUMA node(s)\n",
+		       d->cpu_model[0] ? d->cpu_model : "unknown model",
+		       d->cpus, d->cores, d->numa_nodes);
+	ksft_print_msg("Memory: %.1f GiB\n", (double)d->mem_total_bytes / (1ULL << 30));
+
+	format_mmu_params(d, params, sizeof(params));
+	if (!strcmp(d->kvm_module, "none"))
+		ksft_print_msg("KVM: none (no KVM module loaded)\n");
+	else if (params[0])
+		ksft_print_msg("KVM: %s, MMU: %s (%s)\n", d->kvm_module, d->mmu, params);
+	else
+		ksft_print_msg("KVM: %s, MMU: %s\n", d->kvm_module, d->mmu);
+}
+
+void host_desc_json(const struct host_desc *d, struct json *j)
+{
+	int i;
+
+	json_object_begin(j, "host");
+	json_string(j, "kernel", d->kernel);
+	json_string(j, "machine", d->machine);
+	json_string(j, "cpu_model", d->cpu_model);
+	json_i64(j, "cpus", d->cpus);
+	json_i64(j, "cores", d->cores);
+	json_i64(j, "numa_nodes", d->numa_nodes);
+	json_u64(j, "mem_total_bytes", d->mem_total_bytes);
+	json_string(j, "kvm_module", d->kvm_module);
+	json_string(j, "mmu", d->mmu);
+	json_object_begin(j, "kvm_params");
+	for (i = 0; i < d->nr_params; i++)
+		json_string(j, d->params[i].name, d->params[i].value);
+	json_object_end(j);
+	json_object_end(j);
+}
