@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault paths on real KVM: a stuck vCPU makes the watchdog fail the test
+ * with the vCPU's exit reason and RIP instead of hanging, and the host's
+ * state (hugetlb pages, any knob) is back as it was after a watchdog
+ * failure and after Ctrl-C in the middle of a run.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "host_state.h"
+#include "memstress.h"
+#include "ucall.h"
+#include "vcpu_thread.h"
+#include "watchdog.h"
+
+void guest_spin_forever(void);
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Run fn in a child with stderr (and stdout) captured; returns its wait status. */
+/*
+ * With kill_sig: wait for the child to create ready_file, copy watch_path's
+ * content into watched (the host state mid-run), then send kill_sig.
+ */
+static int run_child(void (*fn)(void *), void *arg, char *out, size_t len, int kill_sig,
+		     const char *ready_file, const char *watch_path, char *watched, size_t wlen)
+{
+	int pipefd[2], status;
+	size_t total = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		fn(arg);
+		exit(0);
+	}
+	close(pipefd[1]);
+	if (kill_sig) {
+		/* Wait until the child says it is mid-run, then interrupt it. */
+		for (int i = 0; i < 600 && access(ready_file, F_OK); i++)
+			usleep(50 * 1000);
+		usleep(200 * 1000);
+		read_file(watch_path, watched, wlen);
+		kill(pid, kill_sig);
+	}
+	while (total < len - 1 && (n = read(pipefd[0], out + total, len - 1 - total)) > 0)
+		total += n;
+	out[total] = 0;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static void spin_thread(struct kvm_vcpu *vcpu, void *arg)
+{
+	struct ucall uc;
+
+	for (;;)
+		vcpu_run_ucall(vcpu, &uc);
+}
+
+/* Child: change a host knob, then get stuck in the guest. */
+static void stuck_guest(void *knob)
+{
+	struct kvm_vm *vm = vm_create(1, 0);
+
+	vm_vcpu_add(vm, 0, guest_spin_forever);
+	TEST_ASSERT(host_state_write(knob, "changed\n") == 0, "host_state_write");
+	watchdog_start(vm, 2);
+	vcpu_threads_start(vm, spin_thread, NULL, NULL, 0);
+	vcpu_threads_join(vm);		/* never returns: the watchdog fails the test */
+}
+
+TEST(watchdog_reports_stuck_vcpu_and_restores_host)
+{
+	char knob[] = "/tmp/kmp-knob-XXXXXX", out[8192], content[64];
+	int fd = mkstemp(knob), status;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(9, write(fd, "original\n", 9));
+	close(fd);
+
+	status = run_child(stuck_guest, knob, out, sizeof(out), 0, NULL, NULL, NULL, 0);
+	TH_LOG("child output:\n%s", out);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(KSFT_FAIL, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(out, "watchdog: no vCPU made progress for 2 s"));
+	EXPECT_NE(NULL, strstr(out, "vCPU 0: last exit"));
+	EXPECT_NE(NULL, strstr(out, "rip 0x"));
+	read_file(knob, content, sizeof(content));
+	EXPECT_STREQ("original\n", content);
+	unlink(knob);
+}
+
+/* Child: reserve hugetlb pages through memstress, run nonstop until killed. */
+static void hugetlb_run(void *ready_file)
+{
+	struct memstress_params p;
+	struct memstress *ms;
+
+	memstress_params_init(&p);
+	p.nr_vcpus = 2;
+	p.vcpu_bytes = 4ULL << 20;
+	p.src = SRC_ANONYMOUS_HUGETLB_2MB;
+	p.nonstop = true;
+	ms = memstress_create(&p);
+	memstress_start(ms);
+	memstress_wait_iteration(ms);
+	memstress_next_iteration(ms);
+	close(open(ready_file, O_CREAT | O_WRONLY, 0600));
+	for (;;)
+		pause();
+}
+
+TEST(ctrl_c_mid_run_gives_hugetlb_pages_back)
+{
+	const char *sysctl = "/proc/sys/vm/nr_hugepages";
+	char ready[64], out[8192], before[32], during[32] = "", after[32];
+	int status;
+
+	snprintf(ready, sizeof(ready), "/tmp/kmp-ready-%d", getpid());
+	unlink(ready);
+	read_file(sysctl, before, sizeof(before));
+	status = run_child(hugetlb_run, ready, out, sizeof(out), SIGINT, ready,
+			   sysctl, during, sizeof(during));
+	read_file(sysctl, after, sizeof(after));
+	unlink(ready);
+	TH_LOG("nr_hugepages before %.*s, mid-run %.*s, after %.*s", (int)strcspn(before, "\n"),
+	       before, (int)strcspn(during, "\n"), during, (int)strcspn(after, "\n"), after);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(SIGINT, WTERMSIG(status));
+	/* The run really held more pages (4 x 2M of guest memory)... */
+	ASSERT_GE(strtoul(during, NULL, 10), strtoul(before, NULL, 10) + 4);
+	/* ...and Ctrl-C gave them back. */
+	ASSERT_STREQ(before, after);
+}
+
+TEST_HARNESS_MAIN
