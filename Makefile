@@ -31,7 +31,7 @@ endif
 OUTPUT ?= $(SRC)/build/$(ARCH)
 override OUTPUT := $(abspath $(OUTPUT))
 KSFT_INC := $(OUTPUT)/ksft
-INSTALL_PATH ?= $(OUTPUT)/kselftest
+INSTALL_PATH ?= $(OUTPUT)/install
 COLLECTION := kvm-mmu-perf
 
 ifeq ($(V),1)
@@ -53,7 +53,7 @@ endif
 
 # Guest code is linked into the same non-PIE binary and loaded at the same
 # virtual addresses inside the guest (lib/elf.c), so no PIE anywhere.
-CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC)
+CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/tests -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC)
 BASE_CFLAGS := -std=gnu11 -O2 -g -fmacro-prefix-map=$(SRC)/= -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
 HOST_CFLAGS := $(BASE_CFLAGS) -pthread
 # Freestanding: no stack protector, no sanitizers, no libc calls emitted for
@@ -118,17 +118,22 @@ $(KSFT_INC)/kselftest_harness.h: | $(DEPS_STAMP)
 	$(Q)touch $@
 
 # ---- compile ---------------------------------------------------------------
-$(OUTPUT)/obj/%guest.c.o: $(SRC)/%guest.c | $(KSFT_INC)/kselftest_harness.h
+# Objects depend on the flags: changing CC, ARCH, SANITIZE... rebuilds them.
+FLAGS_STAMP := $(OUTPUT)/.flags
+FLAGS_NOW := $(CC) $(CPPFLAGS) $(HOST_CFLAGS) $(GUEST_CFLAGS) $(LDFLAGS)
+$(shell mkdir -p $(OUTPUT); [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS_NOW)" ] || echo "$(FLAGS_NOW)" > $(FLAGS_STAMP))
+
+$(OUTPUT)/obj/%guest.c.o: $(SRC)/%guest.c $(FLAGS_STAMP) | $(KSFT_INC)/kselftest_harness.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/%.c.o: $(SRC)/%.c | $(KSFT_INC)/kselftest_harness.h
+$(OUTPUT)/obj/%.c.o: $(SRC)/%.c $(FLAGS_STAMP) | $(KSFT_INC)/kselftest_harness.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/%.S.o: $(SRC)/%.S | $(KSFT_INC)/kselftest_harness.h
+$(OUTPUT)/obj/%.S.o: $(SRC)/%.S $(FLAGS_STAMP) | $(KSFT_INC)/kselftest_harness.h
 	$(call msg,AS,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) -c $< -o $@
@@ -171,8 +176,8 @@ check: all
 # exist, the smoke tests) through the real run_kselftest.sh.
 RUN_TESTS_BINS := $(if $(BENCH_BINS),$(BENCH_BINS),$(SMOKE_BINS))
 run_tests: all
-	$(Q)$(MAKE) --no-print-directory install INSTALL_PATH=$(OUTPUT)/kselftest
-	$(Q)$(SRC)/scripts/ktap-run.sh $(KSFT_INC) $(OUTPUT)/kselftest/$(COLLECTION) \
+	$(Q)$(MAKE) --no-print-directory install INSTALL_PATH=$(OUTPUT)/install
+	$(Q)$(SRC)/scripts/ktap-run.sh $(KSFT_INC) $(OUTPUT)/install/$(COLLECTION) \
 		$(SRC)/configs/settings $(notdir $(RUN_TESTS_BINS))
 
 install: all

@@ -26,6 +26,9 @@ int host_state_write_u64(const char *path, uint64_t value);
 /* Read a file holding one unsigned number. Returns 0 or -errno. */
 int host_read_u64(const char *path, uint64_t *out);
 
+/* A /proc/meminfo field ("MemTotal", "Hugepagesize") in bytes; 0 if absent. */
+uint64_t host_meminfo_bytes(const char *field);
+
 /* Remember a directory to rmdir on exit (e.g. a tracefs instance we made). */
 int host_state_track_dir(const char *path);
 

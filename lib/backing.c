@@ -83,24 +83,7 @@ bool backing_src_is_hugetlb(enum backing_src_type t)
 /* "Hugepagesize:" from /proc/meminfo in bytes; 0 if hugetlb is not built in. */
 static size_t default_hugepage_size(void)
 {
-	static size_t size;
-	unsigned long kb;
-	char line[128];
-	FILE *f;
-
-	if (size)
-		return size;
-	f = fopen("/proc/meminfo", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Hugepagesize: %lu kB", &kb) == 1) {
-			size = (size_t)kb << 10;
-			break;
-		}
-	}
-	fclose(f);
-	return size;
+	return host_meminfo_bytes("Hugepagesize");
 }
 
 /* PMD size for THP (2M on x86; differs on arm64 with 16K/64K pages). */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "host_desc.h"
+#include "host_state.h"
 #include "json.h"
 #include "test_util.h"
 #include "topology.h"
@@ -90,25 +91,6 @@ static void read_cpu_model(struct host_desc *d, char *mmu_line, size_t mmu_size)
 		if (hw)
 			copy_line(d->cpu_model, sizeof(d->cpu_model), hw);
 	}
-}
-
-static uint64_t read_mem_total(void)
-{
-	unsigned long long kb;
-	char line[128];
-	uint64_t bytes = 0;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
-			bytes = (uint64_t)kb << 10;
-			break;
-		}
-	}
-	fclose(f);
-	return bytes;
 }
 
 static bool module_loaded(const char *name)
@@ -231,7 +213,7 @@ void host_desc_read(struct host_desc *d)
 	d->cpus = topology_nr_cpus();
 	d->cores = topology_nr_cores();
 	d->numa_nodes = topology_nr_numa_nodes();
-	d->mem_total_bytes = read_mem_total();
+	d->mem_total_bytes = host_meminfo_bytes("MemTotal");
 
 	snprintf(d->kvm_module, sizeof(d->kvm_module), "none");
 	for (i = 0; i < ARRAY_SIZE(kvm_vendor_modules); i++) {

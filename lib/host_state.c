@@ -301,6 +301,27 @@ int host_state_write_u64(const char *path, uint64_t value)
 	return host_state_write(path, buf);
 }
 
+uint64_t host_meminfo_bytes(const char *field)
+{
+	size_t flen = strlen(field);
+	unsigned long long kb;
+	uint64_t bytes = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, field, flen) && line[flen] == ':' &&
+		    sscanf(line + flen + 1, "%llu kB", &kb) == 1) {
+			bytes = (uint64_t)kb << 10;
+			break;
+		}
+	}
+	fclose(f);
+	return bytes;
+}
+
 int host_read_u64(const char *path, uint64_t *out)
 {
 	char buf[64], *end;

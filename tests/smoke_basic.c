@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "child.h"
 #include "kvm_util.h"
 #include "ucall.h"
 #include "smoke_basic.h"
@@ -53,43 +54,80 @@ TEST(guest_globals_are_the_guests_copy)
 	vm_free(vm);
 }
 
+/* Child: run entry(arg) on one vCPU until SYNC/DONE; failures exit the child. */
+struct one_vcpu {
+	void *entry;
+	uint64_t arg0, arg1;
+	uint64_t mmio_gpa;	/* map gva == gpa here, outside every memslot */
+};
+
+static void run_one_vcpu(const void *p)
+{
+	const struct one_vcpu *o = p;
+	struct kvm_vm *vm = vm_create(1, 0);
+	struct kvm_vcpu *vcpu = vm_vcpu_add(vm, 0, o->entry);
+	struct ucall uc;
+
+	if (o->mmio_gpa)
+		virt_map(vm, o->mmio_gpa, o->mmio_gpa, 4096, 4096);
+	vcpu_args_set(vcpu, 2, o->arg0, o->arg1);
+	vcpu_run_ucall(vcpu, &uc);
+	_exit(0);	/* not reached in these tests: the run fails the child */
+}
+
+static int expect_child_failure(struct __test_metadata *_metadata, const struct one_vcpu *o,
+				char *out, size_t len)
+{
+	int code = run_in_child(run_one_vcpu, o, out, len);
+
+	TH_LOG("child said:\n%s", out);
+	return code;
+}
+
 /*
  * A failing guest assertion must fail the test with the guest's file, line
- * and both values: run it in a child and read its stderr.
+ * and both values.
  */
 TEST(guest_assert_reaches_host)
 {
-	char out[4096] = "";
-	int pipefd[2], status;
-	ssize_t n, total = 0;
-	pid_t pid;
+	struct one_vcpu o = { .entry = guest_assert, .arg0 = 0x1234, .arg1 = 0x5678 };
+	char out[8192];
 
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid) {
-		struct kvm_vm *vm;
-		struct kvm_vcpu *vcpu;
-		struct ucall uc;
-
-		dup2(pipefd[1], 2);
-		vm = vm_create(1, 0);
-		vcpu = vm_vcpu_add(vm, 0, guest_assert);
-		vcpu_args_set(vcpu, 2, (uint64_t)0x1234, (uint64_t)0x5678);
-		vcpu_run_ucall(vcpu, &uc);
-		_exit(0);	/* not reached: the abort fails the child */
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], out + total, sizeof(out) - 1 - total)) > 0)
-		total += n;
-	out[total] = 0;
-	close(pipefd[0]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(KSFT_FAIL, WEXITSTATUS(status));
-	TH_LOG("child said: %s", out);
+	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "tests/smoke_basic_guest.c:21: a == b"));
 	EXPECT_NE(NULL, strstr(out, "0x1234 != 0x5678"));
+}
+
+TEST(unknown_port_is_an_unexpected_exit)
+{
+	struct one_vcpu o = { .entry = guest_unknown_port };
+	char out[8192];
+
+	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unexpected exit IO"));
+	EXPECT_NE(NULL, strstr(out, "port 0x3f8 out"));
+	EXPECT_NE(NULL, strstr(out, "rip 0x"));
+}
+
+TEST(unmapped_gpa_is_an_unexpected_mmio_exit)
+{
+	struct one_vcpu o = { .entry = guest_mmio_write, .arg0 = 3ULL << 30,
+			      .mmio_gpa = 3ULL << 30 };
+	char out[8192];
+
+	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unexpected exit MMIO"));
+	EXPECT_NE(NULL, strstr(out, "gpa 0xc0000000 write len 8"));
+	EXPECT_NE(NULL, strstr(out, "rip 0x"));
+}
+
+TEST(returning_from_guest_entry_fails)
+{
+	struct one_vcpu o = { .entry = guest_returns };
+	char out[8192];
+
+	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "the guest entry function returned"));
 }
 
 TEST_HARNESS_MAIN

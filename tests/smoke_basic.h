@@ -8,5 +8,8 @@ void guest_compute(uint64_t n);
 void guest_assert(uint64_t a, uint64_t b);
 void guest_globals(void);
 extern uint64_t guest_counter;
+void guest_unknown_port(void);
+void guest_mmio_write(uint64_t gva);
+void guest_returns(void);
 
 #endif

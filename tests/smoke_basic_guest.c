@@ -31,3 +31,22 @@ void guest_globals(void)
 	GUEST_SYNC(guest_counter);
 	GUEST_DONE();
 }
+
+/* An OUT to a port nobody handles: an unexpected IO exit. */
+void guest_unknown_port(void)
+{
+	__asm__ __volatile__("outb %%al, %%dx" : : "a"(0), "d"(0x3f8) : "memory");
+	GUEST_DONE();
+}
+
+/* A write to a gpa outside every memslot: an unexpected MMIO exit. */
+void guest_mmio_write(uint64_t gva)
+{
+	*(volatile uint64_t *)gva = 0xabcd;
+	GUEST_DONE();
+}
+
+/* Returning from the entry function lands in guest_code_returned(). */
+void guest_returns(void)
+{
+}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "child.h"
 #include "host_state.h"
 #include "memstress.h"
 #include "ucall.h"
@@ -19,55 +20,6 @@
 #include "watchdog.h"
 
 void guest_spin_forever(void);
-
-static void read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
-
-	buf[n > 0 ? n : 0] = 0;
-	if (fd >= 0)
-		close(fd);
-}
-
-/* Run fn in a child with stderr (and stdout) captured; returns its wait status. */
-/*
- * With kill_sig: wait for the child to create ready_file, copy watch_path's
- * content into watched (the host state mid-run), then send kill_sig.
- */
-static int run_child(void (*fn)(void *), void *arg, char *out, size_t len, int kill_sig,
-		     const char *ready_file, const char *watch_path, char *watched, size_t wlen)
-{
-	int pipefd[2], status;
-	size_t total = 0;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		fn(arg);
-		exit(0);
-	}
-	close(pipefd[1]);
-	if (kill_sig) {
-		/* Wait until the child says it is mid-run, then interrupt it. */
-		for (int i = 0; i < 600 && access(ready_file, F_OK); i++)
-			usleep(50 * 1000);
-		usleep(200 * 1000);
-		read_file(watch_path, watched, wlen);
-		kill(pid, kill_sig);
-	}
-	while (total < len - 1 && (n = read(pipefd[0], out + total, len - 1 - total)) > 0)
-		total += n;
-	out[total] = 0;
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	return status;
-}
 
 static void spin_thread(struct kvm_vcpu *vcpu, void *arg)
 {
@@ -78,7 +30,7 @@ static void spin_thread(struct kvm_vcpu *vcpu, void *arg)
 }
 
 /* Child: change a host knob, then get stuck in the guest. */
-static void stuck_guest(void *knob)
+static void stuck_guest(const void *knob)
 {
 	struct kvm_vm *vm = vm_create(1, 0);
 
@@ -98,20 +50,20 @@ TEST(watchdog_reports_stuck_vcpu_and_restores_host)
 	ASSERT_EQ(9, write(fd, "original\n", 9));
 	close(fd);
 
-	status = run_child(stuck_guest, knob, out, sizeof(out), 0, NULL, NULL, NULL, 0);
+	status = run_child(stuck_guest, knob, out, sizeof(out), NULL);
 	TH_LOG("child output:\n%s", out);
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(KSFT_FAIL, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(out, "watchdog: no vCPU made progress for 2 s"));
 	EXPECT_NE(NULL, strstr(out, "vCPU 0: last exit"));
 	EXPECT_NE(NULL, strstr(out, "rip 0x"));
-	read_file(knob, content, sizeof(content));
+	child_read_file(knob, content, sizeof(content));
 	EXPECT_STREQ("original\n", content);
 	unlink(knob);
 }
 
 /* Child: reserve hugetlb pages through memstress, run nonstop until killed. */
-static void hugetlb_run(void *ready_file)
+static void hugetlb_run(const void *ready_file)
 {
 	struct memstress_params p;
 	struct memstress *ms;
@@ -134,14 +86,14 @@ TEST(ctrl_c_mid_run_gives_hugetlb_pages_back)
 {
 	const char *sysctl = "/proc/sys/vm/nr_hugepages";
 	char ready[64], out[8192], before[32], during[32] = "", after[32];
+	struct child_kill at = { SIGINT, ready, sysctl, during, sizeof(during) };
 	int status;
 
 	snprintf(ready, sizeof(ready), "/tmp/kmp-ready-%d", getpid());
 	unlink(ready);
-	read_file(sysctl, before, sizeof(before));
-	status = run_child(hugetlb_run, ready, out, sizeof(out), SIGINT, ready,
-			   sysctl, during, sizeof(during));
-	read_file(sysctl, after, sizeof(after));
+	child_read_file(sysctl, before, sizeof(before));
+	status = run_child(hugetlb_run, ready, out, sizeof(out), &at);
+	child_read_file(sysctl, after, sizeof(after));
 	unlink(ready);
 	TH_LOG("nr_hugepages before %.*s, mid-run %.*s, after %.*s", (int)strcspn(before, "\n"),
 	       before, (int)strcspn(during, "\n"), during, (int)strcspn(after, "\n"), after);

@@ -16,5 +16,6 @@
 #include "host_state_test.inc"
 #include "backing_test.inc"
 #include "stats_test.inc"
+#include "host_desc_test.inc"
 
 TEST_HARNESS_MAIN
