@@ -4,10 +4,12 @@
  * nonstop, with page counts checked against the guest's own counters and
  * against the memory the guest wrote.
  */
+#include <sched.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "memstress.h"
+#include "topology.h"
 
 #define NR_VCPUS 8
 #define VCPU_BYTES (4ULL << 20)
@@ -59,6 +61,43 @@ TEST(lockstep_exact_counts)
 		ASSERT_EQ(iterations, ms->stats[v].last_iteration);
 		ASSERT_EQ((iterations + 1) * VCPU_PAGES, ms->gargs->vcpu_args[v].touched);
 	}
+	memstress_destroy(ms);
+}
+
+/* Each pass report runs in its vCPU's thread: record where that thread ran. */
+static int ran_on[NR_VCPUS];
+static void record_cpu(struct memstress *ms, uint32_t vcpu, uint64_t iteration,
+		       uint64_t reads, uint64_t writes)
+{
+	cpu_set_t set;
+
+	/* A pinned thread's affinity is exactly its one CPU. */
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		ran_on[vcpu] = -1;
+	else
+		ran_on[vcpu] = sched_getcpu();
+}
+
+TEST(vcpu_threads_pinned_from_cpu_list)
+{
+	int nr_cpus = topology_nr_cpus(), cpus[NR_VCPUS];
+	struct memstress_params p;
+	struct memstress *ms;
+
+	/* vCPU i on CPU i % nr_cpus, as "-c 0,1,0,1,..." would say. */
+	for (int i = 0; i < NR_VCPUS; i++)
+		cpus[i] = i % nr_cpus;
+	memstress_params_init(&p);
+	p.nr_vcpus = NR_VCPUS;
+	p.vcpu_bytes = 64 * 4096;
+	p.cpus = cpus;
+	p.nr_cpus = NR_VCPUS;
+	ms = memstress_create(&p);
+	ms->on_pass = record_cpu;
+	memstress_start(ms);
+	memstress_wait_iteration(ms);
+	for (int i = 0; i < NR_VCPUS; i++)
+		ASSERT_EQ(cpus[i], ran_on[i]);
 	memstress_destroy(ms);
 }
 

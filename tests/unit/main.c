@@ -17,5 +17,6 @@
 #include "backing_test.inc"
 #include "stats_test.inc"
 #include "host_desc_test.inc"
+#include "topology_test.inc"
 
 TEST_HARNESS_MAIN
