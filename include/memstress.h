@@ -56,6 +56,9 @@ struct memstress_params {
 	const int *cpus;		/* -c */
 	int nr_cpus;
 	unsigned int watchdog_sec;	/* 0: WATCHDOG_DEFAULT_SEC or KMP_WATCHDOG_SEC */
+	/* Optional: called after the VM and test memslots exist, before any vCPU. */
+	void (*setup_vm)(struct kvm_vm *vm, void *arg);
+	void *setup_arg;
 };
 
 struct memstress_vcpu_stats {
@@ -76,6 +79,14 @@ struct memstress {
 	/* Optional: called in the vCPU thread after each pass report. */
 	void (*on_pass)(struct memstress *ms, uint32_t vcpu, uint64_t iteration,
 			uint64_t reads, uint64_t writes);
+	/*
+	 * Optional: called in the vCPU thread for an exit that is not a ucall
+	 * (e.g. KVM_EXIT_DIRTY_RING_FULL).  Return true when handled; the vCPU
+	 * then re-enters the guest.  Unhandled exits fail the test.
+	 */
+	bool (*on_exit)(struct memstress *ms, struct kvm_vcpu *vcpu);
+	/* Optional: called about every millisecond while the host waits for vCPUs. */
+	void (*on_wait)(struct memstress *ms);
 	void *priv;
 
 	pthread_mutex_t lock;
@@ -100,6 +111,8 @@ void memstress_start(struct memstress *ms);
 void memstress_wait_iteration(struct memstress *ms);
 /* Release the next iteration (lockstep: one pass each; nonstop: run free). Returns its number. */
 uint64_t memstress_next_iteration(struct memstress *ms);
+/* Let lockstep vCPUs run passes back to back from now on (e.g. upstream's -e). */
+void memstress_run_free(struct memstress *ms);
 /* Nonstop: change the iteration stamped into pages from now on. */
 void memstress_set_iteration(struct memstress *ms, uint64_t iteration);
 /* Sum of pages touched so far over all vCPUs (reads, writes). */

@@ -106,6 +106,8 @@ struct memstress *memstress_create(const struct memstress_params *p)
 	sync_global_to_guest(vm, memstress_args);
 	ms->gargs = guest_global(vm, memstress_args);
 
+	if (p->setup_vm)
+		p->setup_vm(vm, p->setup_arg);
 	ms->stats = calloc(p->nr_vcpus, sizeof(*ms->stats));
 	TEST_ASSERT(ms->stats, "out of memory");
 	for (uint32_t i = 0; i < p->nr_vcpus; i++) {
@@ -146,7 +148,7 @@ static void vcpu_pass_done(struct memstress *ms, struct kvm_vcpu *vcpu, const st
 		if (++ms->nr_completed == ms->p.nr_vcpus)
 			pthread_cond_broadcast(&ms->completed);
 		vcpu->state = VCPU_IN_HOST;
-		while (ms->iteration == done && !ms->stop)
+		while (ms->iteration == done && !ms->stop && !ms->free_running)
 			pthread_cond_wait(&ms->release, &ms->lock);
 		vcpu->state = VCPU_IN_GUEST;
 	}
@@ -159,12 +161,20 @@ static void memstress_vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
 	struct ucall uc;
 
 	while (!ms->stop) {
-		switch (vcpu_run_ucall(vcpu, &uc)) {
-		case UCALL_NONE:	/* interrupted: just go back in */
-			break;
+		if (_vcpu_run(vcpu) == -EINTR)
+			continue;	/* interrupted: just go back in */
+		switch (get_ucall(vcpu, &uc)) {
 		case UCALL_SYNC:
 			vcpu_pass_done(ms, vcpu, &uc);
 			break;
+		case UCALL_PRINT:
+			break;
+		case UCALL_ABORT:
+			ucall_report_abort(vcpu, &uc);
+		case UCALL_NONE:
+			if (ms->on_exit && ms->on_exit(ms, vcpu))
+				break;
+			vcpu_unexpected_exit(vcpu);
 		default:
 			TEST_FAIL("vCPU %u: memstress guest returned %s", vcpu->id,
 				  uc.cmd == UCALL_DONE ? "DONE" : "an unknown ucall");
@@ -187,9 +197,33 @@ void memstress_start(struct memstress *ms)
 
 void memstress_wait_iteration(struct memstress *ms)
 {
+	struct timespec ts;
+
 	pthread_mutex_lock(&ms->lock);
-	while (ms->nr_completed < ms->p.nr_vcpus && !ms->free_running)
-		pthread_cond_wait(&ms->completed, &ms->lock);
+	while (ms->nr_completed < ms->p.nr_vcpus && !ms->free_running) {
+		if (!ms->on_wait) {
+			pthread_cond_wait(&ms->completed, &ms->lock);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&ms->completed, &ms->lock, &ts);
+		pthread_mutex_unlock(&ms->lock);
+		ms->on_wait(ms);
+		pthread_mutex_lock(&ms->lock);
+	}
+	pthread_mutex_unlock(&ms->lock);
+}
+
+void memstress_run_free(struct memstress *ms)
+{
+	pthread_mutex_lock(&ms->lock);
+	ms->free_running = true;
+	pthread_cond_broadcast(&ms->release);
 	pthread_mutex_unlock(&ms->lock);
 }
 

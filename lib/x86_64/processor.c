@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
+#include "guest_modes.h"
 #include "kvm_util.h"
 #include "ucall.h"
 
@@ -21,6 +22,17 @@ static uint64_t *pte_hva(struct kvm_vm *vm, uint64_t table_gpa, int index)
 static int pt_index(uint64_t gva, int level)	/* level 4 = PML4 ... 1 = PT */
 {
 	return (gva >> (12 + 9 * (level - 1))) & 0x1ff;
+}
+
+/* 4-level paging with 4K base pages; the PA width is the host's. */
+bool arch_guest_mode_supported(enum guest_mode m)
+{
+	return m == VM_MODE_PXXV48_4K;
+}
+
+enum guest_mode arch_guest_mode_default(void)
+{
+	return VM_MODE_PXXV48_4K;
 }
 
 void arch_vm_pgtable_init(struct kvm_vm *vm)
