@@ -53,7 +53,8 @@ endif
 
 # Guest code is linked into the same non-PIE binary and loaded at the same
 # virtual addresses inside the guest (lib/elf.c), so no PIE anywhere.
-CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/tests -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC)
+CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/tests -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC) \
+	-I$(OUTPUT)/gen
 BASE_CFLAGS := -std=gnu11 -O2 -g -fmacro-prefix-map=$(SRC)/= -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
 HOST_CFLAGS := $(BASE_CFLAGS) -pthread
 # Freestanding: no stack protector, no sanitizers, no libc calls emitted for
@@ -118,6 +119,12 @@ $(KSFT_INC)/kselftest_harness.h: | $(DEPS_STAMP)
 	$(Q)touch $@
 
 # ---- compile ---------------------------------------------------------------
+# The tool version recorded in results; rewritten only when it changes, so
+# only the files that include kmp_version.h rebuild.
+KMP_VERSION := $(shell git -C $(SRC) describe --always --dirty --tags 2>/dev/null || echo unknown)
+$(shell mkdir -p $(OUTPUT)/gen; v='#define KMP_VERSION "$(KMP_VERSION)"'; \
+	[ "$$(cat $(OUTPUT)/gen/kmp_version.h 2>/dev/null)" = "$$v" ] || echo "$$v" > $(OUTPUT)/gen/kmp_version.h)
+
 # Objects depend on the flags: changing CC, ARCH, SANITIZE... rebuilds them.
 FLAGS_STAMP := $(OUTPUT)/.flags
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(HOST_CFLAGS) $(GUEST_CFLAGS) $(LDFLAGS)
