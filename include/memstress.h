@@ -23,8 +23,7 @@
 struct memstress_vcpu_args {
 	uint64_t gva;			/* first page of this vCPU's region */
 	uint64_t pages;			/* guest pages in it */
-	volatile uint64_t heartbeat;	/* bumped by the guest every 64 pages */
-	volatile uint64_t touched;	/* the guest's own count of pages touched */
+	volatile uint64_t touched;	/* the guest's own live count of pages touched */
 };
 
 struct memstress_guest_args {
@@ -100,8 +99,13 @@ struct memstress {
 
 /* Fill defaults: 1 vCPU, 1G, anonymous, 1 slot, 100% writes, seed 1, 4K. */
 void memstress_params_init(struct memstress_params *p);
+/* Limits of -v and -x on this host (KVM's and the suite's). */
+uint32_t memstress_max_vcpus(void);
+uint32_t memstress_max_slots(void);
+/* Check p against the host's limits: one-line usage errors naming the option. */
+void memstress_params_check(const struct memstress_params *p);
 /*
- * Validate p (one-line usage errors naming the option), create the VM,
+ * Check p (memstress_params_check), create the VM,
  * test memslots, guest mappings and vCPUs.  No guest code has run yet.
  */
 struct memstress *memstress_create(const struct memstress_params *p);
@@ -115,7 +119,9 @@ uint64_t memstress_next_iteration(struct memstress *ms);
 void memstress_run_free(struct memstress *ms);
 /* Nonstop: change the iteration stamped into pages from now on. */
 void memstress_set_iteration(struct memstress *ms, uint64_t iteration);
-/* Sum of pages touched so far over all vCPUs (reads, writes). */
+/* Pages touched right now, from the guest's live counters (mid-pass too). */
+uint64_t memstress_touched_live(struct memstress *ms);
+/* Sum of pages touched in completed pass reports over all vCPUs (reads, writes). */
 void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes);
 /* Stop vCPUs (ending their passes early), join threads, stop the watchdog. */
 void memstress_stop(struct memstress *ms);

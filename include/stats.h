@@ -43,6 +43,11 @@ bool stats_try_read(const struct kvm_stats *st, const char *name, uint64_t *val)
 
 void stats_snapshot(const struct kvm_stats *st, struct stats_snapshot *snap);
 void stats_snapshot_free(struct stats_snapshot *snap);
+/* An all-zero snapshot: a baseline, or an accumulator for stats_delta_add(). */
+void stats_snapshot_zero(const struct kvm_stats *st, struct stats_snapshot *snap);
+/* acc += after - before, value by value (phases that recur, summed). */
+void stats_delta_add(struct stats_snapshot *acc, const struct stats_snapshot *before,
+		     const struct stats_snapshot *after);
 /* after - before of one stat's first value (0 if absent). */
 int64_t stats_delta(const struct kvm_stats *st, const struct stats_snapshot *before,
 		    const struct stats_snapshot *after, const char *name);

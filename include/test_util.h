@@ -40,10 +40,11 @@ void __attribute__((noreturn, format(printf, 1, 2))) test_skip(const char *fmt, 
 void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...);
 
 /*
- * Called once before a failing exit (assertion, watchdog), e.g. to write the
- * JSON record of what was measured so far.  Only one hook; NULL clears it.
+ * Called once before a failing or skipping exit (assertion, watchdog,
+ * test_skip), e.g. to print the KTAP result and write the JSON record of what
+ * was measured so far.  Only one hook; NULL clears it.
  */
-void test_set_fail_hook(void (*hook)(const char *reason));
+void test_set_fail_hook(void (*hook)(bool skip, const char *reason));
 
 /* True when KMP_REQUIRE_KVM=1: a missing KVM must fail instead of skip. */
 bool kvm_required(void);

@@ -8,9 +8,9 @@
 
 #include "test_util.h"
 
-static void (*fail_hook)(const char *reason);
+static void (*fail_hook)(bool skip, const char *reason);
 
-void test_set_fail_hook(void (*hook)(const char *reason))
+void test_set_fail_hook(void (*hook)(bool skip, const char *reason))
 {
 	fail_hook = hook;
 }
@@ -39,10 +39,10 @@ void __test_assert_fail(const char *file, int line, const char *expr, const char
 		fprintf(stderr, "  errno=%d (%s)\n", err, strerror(err));
 	fprintf(stderr, "  %s\n", msg);
 	if (fail_hook) {
-		void (*hook)(const char *) = fail_hook;
+		void (*hook)(bool, const char *) = fail_hook;
 
 		fail_hook = NULL;	/* a failure inside the hook must not recurse */
-		hook(msg);
+		hook(false, msg);
 	}
 	/* exit() (not _exit) so atexit handlers put the host back as it was. */
 	exit(KSFT_FAIL);
@@ -63,10 +63,10 @@ void test_skip(const char *fmt, ...)
 	 * under the kselftest harness the harness prints the result line.
 	 */
 	if (fail_hook) {
-		void (*hook)(const char *) = fail_hook;
+		void (*hook)(bool, const char *) = fail_hook;
 
 		fail_hook = NULL;
-		hook(msg);
+		hook(true, msg);
 	}
 	fflush(stdout);
 	exit(KSFT_SKIP);

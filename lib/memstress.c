@@ -26,15 +26,40 @@ uint32_t memstress_slot(const struct memstress *ms, uint32_t i)
 	return MEMSTRESS_FIRST_SLOT + i;
 }
 
-/* Bad parameters are usage errors: one line, no guest started. */
-static void memstress_validate(const struct memstress_params *p, uint64_t total)
+uint32_t memstress_max_vcpus(void)
 {
-	uint32_t max_vcpus = kvm_check_cap(KVM_CAP_MAX_VCPUS) ?: kvm_check_cap(KVM_CAP_NR_VCPUS);
-	uint32_t max_slots = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
-	uint64_t align = backing_src_page_size(p->src);
+	uint32_t max = kvm_check_cap(KVM_CAP_MAX_VCPUS) ?: kvm_check_cap(KVM_CAP_NR_VCPUS);
 
-	if (max_vcpus > KMP_MAX_VCPUS)
-		max_vcpus = KMP_MAX_VCPUS;
+	return max < KMP_MAX_VCPUS ? max : KMP_MAX_VCPUS;
+}
+
+uint32_t memstress_max_slots(void)
+{
+	uint32_t max = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
+
+	if (max > KMP_MAX_REGIONS)
+		max = KMP_MAX_REGIONS;
+	return max - MEMSTRESS_FIRST_SLOT;	/* slot 0 is the system slot */
+}
+
+/* Test memory in bytes: per vCPU (or shared), aligned for the source and slots. */
+static uint64_t memstress_total_bytes(const struct memstress_params *p)
+{
+	uint64_t align = backing_src_page_size(p->src), total;
+
+	if (align < p->guest_map_size)
+		align = p->guest_map_size;
+	total = ALIGN_UP(p->vcpu_bytes, SZ_4K);
+	if (!p->shared)
+		total *= p->nr_vcpus;
+	return ALIGN_UP(total, align * p->slots);
+}
+
+void memstress_params_check(const struct memstress_params *p)
+{
+	uint32_t max_vcpus = memstress_max_vcpus(), max_slots = memstress_max_slots();
+	uint64_t align = backing_src_page_size(p->src), total;
+
 	if (p->nr_vcpus < 1 || p->nr_vcpus > max_vcpus)
 		usage_error("-v '%u': must be between 1 and %u (KVM_CAP_MAX_VCPUS)",
 			    p->nr_vcpus, max_vcpus);
@@ -43,17 +68,14 @@ static void memstress_validate(const struct memstress_params *p, uint64_t total)
 			    (unsigned long)p->vcpu_bytes);
 	if (p->write_percent > 100)
 		usage_error("-w '%u': must be between 0 and 100", p->write_percent);
-	/* Slot 0 is the system slot. */
-	if (max_slots > KMP_MAX_REGIONS)
-		max_slots = KMP_MAX_REGIONS;
-	if (p->slots < 1 || p->slots > max_slots - 1)
-		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS - 1)",
-			    p->slots, max_slots - 1);
-	if (total / p->slots < align || (total / p->slots) % align)
-		usage_error("-x '%u': each slot must hold whole %lu-byte %s pages, but %lu bytes "
-			    "split %u ways gives %lu", p->slots, (unsigned long)align,
-			    backing_src_name(p->src), (unsigned long)total, p->slots,
-			    (unsigned long)(total / p->slots));
+	if (p->slots < 1 || p->slots > max_slots)
+		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS less the "
+			    "system slot)", p->slots, max_slots);
+	total = ALIGN_UP(p->shared ? p->vcpu_bytes : p->vcpu_bytes * p->nr_vcpus, SZ_4K);
+	if (total / p->slots < align)
+		usage_error("-x '%u': %lu bytes of guest memory split %u ways leaves less than "
+			    "one %lu-byte %s page per memslot", p->slots, (unsigned long)total,
+			    p->slots, (unsigned long)align, backing_src_name(p->src));
 	if (p->guest_map_size != SZ_4K && p->guest_map_size != SZ_2M)
 		usage_error("guest mapping size %lu: must be 4K or 2M",
 			    (unsigned long)p->guest_map_size);
@@ -62,17 +84,13 @@ static void memstress_validate(const struct memstress_params *p, uint64_t total)
 struct memstress *memstress_create(const struct memstress_params *p)
 {
 	struct memstress *ms = calloc(1, sizeof(*ms));
-	uint64_t per_vcpu, total, pages, align;
+	uint64_t per_vcpu, total, pages;
 	struct kvm_vm *vm;
 
 	TEST_ASSERT(ms, "out of memory");
-	align = backing_src_page_size(p->src);
-	if (align < p->guest_map_size)
-		align = p->guest_map_size;
+	memstress_params_check(p);
 	per_vcpu = ALIGN_UP(p->vcpu_bytes, SZ_4K);
-	total = p->shared ? per_vcpu : per_vcpu * p->nr_vcpus;
-	total = ALIGN_UP(total, align * p->slots);
-	memstress_validate(p, total);
+	total = memstress_total_bytes(p);
 
 	pages = total / SZ_4K;
 	ms->p = *p;
@@ -114,7 +132,7 @@ struct memstress *memstress_create(const struct memstress_params *p)
 		struct kvm_vcpu *vcpu = vm_vcpu_add(vm, i, memstress_guest_code);
 
 		vcpu_args_set(vcpu, 1, (uint64_t)i);
-		vcpu->heartbeat = &ms->gargs->vcpu_args[i].heartbeat;
+		vcpu->heartbeat = &ms->gargs->vcpu_args[i].touched;
 	}
 	pthread_mutex_init(&ms->lock, NULL);
 	pthread_cond_init(&ms->release, NULL);
@@ -254,6 +272,15 @@ void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes)
 		*reads += __atomic_load_n(&ms->stats[i].reads, __ATOMIC_RELAXED);
 		*writes += __atomic_load_n(&ms->stats[i].writes, __ATOMIC_RELAXED);
 	}
+}
+
+uint64_t memstress_touched_live(struct memstress *ms)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < ms->p.nr_vcpus; i++)
+		n += ms->gargs->vcpu_args[i].touched;
+	return n;
 }
 
 void memstress_stop(struct memstress *ms)

@@ -104,6 +104,20 @@ void stats_snapshot(const struct kvm_stats *st, struct stats_snapshot *snap)
 	read_at(st, snap->values, st->nr_values * sizeof(uint64_t), st->hdr.data_offset);
 }
 
+void stats_snapshot_zero(const struct kvm_stats *st, struct stats_snapshot *snap)
+{
+	snap->nr_values = st->nr_values;
+	snap->values = calloc(st->nr_values, sizeof(uint64_t));
+	TEST_ASSERT(snap->values, "out of memory");
+}
+
+void stats_delta_add(struct stats_snapshot *acc, const struct stats_snapshot *before,
+		     const struct stats_snapshot *after)
+{
+	for (size_t i = 0; i < acc->nr_values; i++)
+		acc->values[i] += after->values[i] - before->values[i];
+}
+
 void stats_snapshot_free(struct stats_snapshot *snap)
 {
 	free(snap->values);

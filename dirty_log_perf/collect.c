@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Collecting dirty pages: the memslot bitmap (KVM_GET_DIRTY_LOG, then
+ * KVM_CLEAR_DIRTY_LOG in -k chunks) or the per-vCPU dirty ring (harvest,
+ * then KVM_RESET_DIRTY_RINGS).  Either way d->bitmaps ends up holding the
+ * iteration's dirty pages, one bitmap per test memslot.  Timed regions
+ * wrap the ioctls (and, for the ring, the harvest), nothing else.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dirty_log.h"
+#include "dlp.h"
+#include "report.h"
+
+/* ---- dirty ring ---- */
+
+static void ring_collect_one(uint32_t slot, uint64_t offset, void *arg)
+{
+	struct dlp *d = arg;
+	uint32_t idx = slot - memstress_slot(d->ms, 0);
+
+	/* Address space 0 and one of our slots, inside it: else garbage. */
+	if ((slot >> 16) || idx >= d->o.ms.slots || offset >= d->pages_per_slot) {
+		d->ring_invalid_entries++;
+		return;
+	}
+	bitmap_set(d->bitmaps[idx], offset);
+}
+
+static void ring_harvest_all(struct dlp *d)
+{
+	for (uint32_t i = 0; i < d->o.ms.nr_vcpus; i++)
+		dirty_ring_harvest(&d->rings[i], ring_collect_one, d, &d->ring_counts);
+}
+
+/* vCPU thread: a full ring waits for the host to harvest and reset. */
+static bool ring_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu)
+{
+	struct dlp *d = ms->priv;
+	uint64_t gen = d->ring_generation;
+
+	if (vcpu->run->exit_reason != KVM_EXIT_DIRTY_RING_FULL)
+		return false;
+	__atomic_add_fetch(&d->ring_full_exits, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&d->ring_full_waiting, 1, __ATOMIC_SEQ_CST);
+	vcpu->state = VCPU_IN_HOST;
+	while (__atomic_load_n(&d->ring_generation, __ATOMIC_ACQUIRE) == gen && !ms->stop)
+		usleep(50);
+	vcpu->state = VCPU_IN_GUEST;
+	return true;
+}
+
+static void ring_harvest_and_reset(struct dlp *d)
+{
+	ring_harvest_all(d);
+	dirty_ring_reset(d->ms->vm);
+	d->ring_full_waiting = 0;
+	__atomic_add_fetch(&d->ring_generation, 1, __ATOMIC_RELEASE);
+}
+
+/* Main thread, while lockstep vCPUs run: serve full rings (not timed). */
+static void ring_on_wait(struct memstress *ms)
+{
+	struct dlp *d = ms->priv;
+
+	if (__atomic_load_n(&d->ring_full_waiting, __ATOMIC_SEQ_CST))
+		ring_harvest_and_reset(d);
+}
+
+static void ring_setup_vm(struct kvm_vm *vm, void *arg)
+{
+	struct dlp *d = arg;
+
+	d->o.ring_entries = dirty_ring_enable(vm, d->o.ring_entries);
+}
+
+/* ---- common ---- */
+
+void collect_setup(struct dlp *d)
+{
+	uint32_t slots = d->o.ms.slots;
+
+	d->bitmaps = calloc(slots, sizeof(*d->bitmaps));
+	TEST_ASSERT(d->bitmaps, "out of memory");
+	for (uint32_t i = 0; i < slots; i++)
+		d->bitmaps[i] = bitmap_alloc(d->pages_per_slot);
+
+	if (!d->o.ring_entries)
+		return;
+	d->rings = calloc(d->o.ms.nr_vcpus, sizeof(*d->rings));
+	TEST_ASSERT(d->rings, "out of memory");
+	for (uint32_t i = 0; i < d->o.ms.nr_vcpus; i++)
+		dirty_ring_map(&d->rings[i], d->ms->vm->vcpus[i], d->o.ring_entries);
+	d->ms->on_exit = ring_on_exit;
+	d->ms->on_wait = ring_on_wait;
+}
+
+void collect_params_hook(struct dlp *d)
+{
+	if (d->o.ring_entries) {
+		d->o.ms.setup_vm = ring_setup_vm;
+		d->o.ms.setup_arg = d;
+	}
+}
+
+struct timespec collect_get(struct dlp *d)
+{
+	struct timespec start, total = {};
+
+	if (d->o.ring_entries) {
+		start = ts_now();
+		ring_harvest_all(d);
+		return ts_elapsed(start);
+	}
+	for (uint32_t i = 0; i < d->o.ms.slots; i++) {
+		start = ts_now();
+		vm_get_dirty_log(d->ms->vm, memstress_slot(d->ms, i), d->bitmaps[i]);
+		total = ts_add(total, ts_elapsed(start));
+	}
+	return total;
+}
+
+/* KVM_CLEAR_DIRTY_LOG of one slot in -k chunks, -l ms apart; returns ioctl time only. */
+static struct timespec clear_slot(struct dlp *d, uint32_t idx)
+{
+	uint64_t pages = d->pages_per_slot, chunk = d->o.clear_chunk / SZ_4K;
+	uint64_t before = 0;
+	struct timespec start, total = {};
+
+	if (!chunk || chunk > pages)
+		chunk = pages;
+	for (uint64_t first = 0; first < pages; first += chunk) {
+		uint64_t n = pages - first < chunk ? pages - first : chunk;
+
+		if (d->o.ms.nonstop)
+			before = memstress_touched_live(d->ms);
+		start = ts_now();
+		vm_clear_dirty_log(d->ms->vm, memstress_slot(d->ms, idx), d->bitmaps[idx],
+				   first, n);
+		total = ts_add(total, ts_elapsed(start));
+		if (d->o.ms.nonstop)
+			d->touched_during_clear_now += memstress_touched_live(d->ms) - before;
+		if (d->o.clear_delay_ms && first + n < pages)
+			usleep(d->o.clear_delay_ms * 1000);
+	}
+	return total;
+}
+
+struct timespec collect_clear(struct dlp *d)
+{
+	struct timespec start, total = {};
+
+	d->touched_during_clear_now = 0;
+	if (d->o.ring_entries) {
+		uint64_t before = memstress_touched_live(d->ms);
+
+		start = ts_now();
+		dirty_ring_reset(d->ms->vm);
+		total = ts_elapsed(start);
+		d->touched_during_clear_now = memstress_touched_live(d->ms) - before;
+		/* The next iteration collects from empty. */
+		for (uint32_t i = 0; i < d->o.ms.slots; i++)
+			bitmap_zero(d->bitmaps[i], d->pages_per_slot);
+		return total;
+	}
+	if (!d->manual_caps)
+		return total;	/* without manual protect, GET already cleared */
+	for (uint32_t i = 0; i < d->o.ms.slots; i++)
+		total = ts_add(total, clear_slot(d, i));
+	return total;
+}
+
+bool collect_has_clear(const struct dlp *d)
+{
+	return d->o.ring_entries || d->manual_caps;
+}
+
+const char *collect_get_name(const struct dlp *d)
+{
+	return d->o.ring_entries ? "harvest dirty ring" : "get dirty log";
+}
+
+const char *collect_get_total_name(const struct dlp *d)
+{
+	return d->o.ring_entries ? "Harvest dirty ring" : "Get dirty log";
+}
+
+const char *collect_clear_name(const struct dlp *d)
+{
+	return d->o.ring_entries ? "reset dirty rings" : "clear dirty log";
+}
+
+const char *collect_clear_total_name(const struct dlp *d)
+{
+	return d->o.ring_entries ? "Reset dirty rings" : "Clear dirty log";
+}
+
+uint64_t collect_dirty_pages(const struct dlp *d)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < d->o.ms.slots; i++)
+		n += bitmap_weight(d->bitmaps[i], d->pages_per_slot);
+	return n;
+}
+
+void collect_teardown(struct dlp *d)
+{
+	for (uint32_t i = 0; d->rings && i < d->o.ms.nr_vcpus; i++)
+		dirty_ring_unmap(&d->rings[i]);
+	free(d->rings);
+	for (uint32_t i = 0; i < d->o.ms.slots; i++)
+		free(d->bitmaps[i]);
+	free(d->bitmaps);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* dirty_log_perf: shared state of the benchmark's files. */
+#ifndef DLP_H
+#define DLP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "dirty_ring.h"
+#include "memstress.h"
+#include "stats.h"
+
+struct dlp_opts {
+	struct memstress_params ms;	/* -v -b -s -x -o -w -a -r -j -c */
+	uint64_t iterations;		/* -i */
+	bool manual_protect;		/* cleared by -g */
+	bool run_while_disabling;	/* -e */
+	uint64_t clear_chunk;		/* -k, bytes; 0: whole slot */
+	uint64_t clear_delay_ms;	/* -l */
+	uint32_t ring_entries;		/* --ring; 0: bitmap log */
+	bool verify;			/* --verify */
+	bool print_stats;		/* --stats */
+	const char *json_path;		/* --json */
+	int cpus[KMP_MAX_VCPUS + 1];
+};
+
+/* Phases whose KVM stat deltas are recorded. */
+enum dlp_phase {
+	PH_POPULATE,
+	PH_ENABLE,
+	PH_DIRTY,	/* summed over iterations */
+	PH_GET,
+	PH_CLEAR,
+	PH_DISABLE,
+	NR_PHASES,
+};
+
+struct dlp_iteration {
+	struct timespec dirty, get, clear;
+	uint64_t dirty_pages;		/* pages reported dirty by the log */
+	uint64_t touched_during_clear;	/* guest heartbeat pages while clearing */
+};
+
+struct dlp {
+	struct dlp_opts o;
+	struct memstress *ms;
+	uint64_t pages_per_slot;
+	uint32_t manual_caps;		/* KVM_DIRTY_LOG_* flags enabled, 0 with -g */
+
+	/* Bitmap log: one per slot; also the ring's collected pages. */
+	uint64_t **bitmaps;
+	/* --verify: pages seen stamped with the iteration before collecting. */
+	uint64_t **written;
+
+	/* Dirty ring. */
+	struct dirty_ring *rings;
+	struct dirty_ring_counts ring_counts;
+	uint64_t ring_full_exits;
+	uint64_t ring_invalid_entries;
+	volatile uint64_t ring_generation;	/* bumped after each reset */
+	volatile uint32_t ring_full_waiting;
+
+	/* Measurements. */
+	struct timespec populate, enable, disable;
+	struct dlp_iteration *iters;
+	uint64_t iterations_done;
+	uint64_t reads, writes;		/* guest pass reports after populate */
+	uint64_t touched_during_clear;
+	uint64_t touched_during_clear_now;	/* this iteration's, set by collect_clear() */
+	uint64_t verify_failures;
+	uint64_t verify_lost;			/* written pages missing from the log */
+
+	struct kvm_stats vm_stats;
+	struct stats_snapshot phase_stats[NR_PHASES];
+};
+
+extern const char *const dlp_phase_names[NR_PHASES];
+
+/* options.c */
+void dlp_parse_options(struct dlp_opts *o, int argc, char **argv);
+
+/* collect.c: the bitmap log or the dirty ring, behind one interface. */
+/* Before memstress_create(): the ring must be enabled before vCPUs exist. */
+void collect_params_hook(struct dlp *d);
+/* After memstress_create(): bitmaps, ring mappings, vCPU exit handling. */
+void collect_setup(struct dlp *d);
+void collect_teardown(struct dlp *d);
+/* False for the bitmap log without manual protect (-g): GET clears. */
+bool collect_has_clear(const struct dlp *d);
+/* Timed: fetch what is dirty (KVM_GET_DIRTY_LOG, or harvest the rings). */
+struct timespec collect_get(struct dlp *d);
+/* Timed: re-protect (KVM_CLEAR_DIRTY_LOG in chunks, or KVM_RESET_DIRTY_RINGS). */
+struct timespec collect_clear(struct dlp *d);
+/* "get dirty log" / "Get dirty log" style names for the output lines. */
+const char *collect_get_name(const struct dlp *d);
+const char *collect_get_total_name(const struct dlp *d);
+const char *collect_clear_name(const struct dlp *d);
+const char *collect_clear_total_name(const struct dlp *d);
+uint64_t collect_dirty_pages(const struct dlp *d);
+
+/* verify.c */
+void verify_snapshot_written(struct dlp *d, uint64_t iteration);
+void verify_iteration(struct dlp *d, uint64_t iteration, bool exact);
+
+/* results.c */
+void results_print_totals(const struct dlp *d);
+void results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
+			const char *reason);
+
+#endif

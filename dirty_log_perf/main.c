@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dirty_log_perf: how long KVM takes to get and clear the dirty log while
+ * vCPUs dirty guest memory, in the format of the kernel's
+ * dirty_log_perf_test (seed 003) and of the clear-dirty-log chunking series
+ * (seed 000: -k, -l, -j).
+ *
+ * Phases: create, populate, enable logging, iterations (dirty, get, clear),
+ * disable logging.  Every timed region wraps only the KVM ioctls (or the
+ * vCPUs' work), never the suite's own bookkeeping.
+ */
+#include <stdlib.h>
+
+#include "dirty_log.h"
+#include "dlp.h"
+#include "host_desc.h"
+#include "report.h"
+
+static struct dlp dlp;
+static int saved_argc;
+static char **saved_argv;
+
+/* Failure or skip anywhere (assertion, watchdog): KTAP result and the record so far. */
+static void on_early_exit(bool skip, const char *reason)
+{
+	if (skip)
+		ksft_test_result_skip("dirty_log_perf: %s\n", reason);
+	else
+		ksft_test_result_fail("dirty_log_perf: %s\n", reason);
+	results_write_json(&dlp, saved_argc, saved_argv, skip ? "skip" : "fail", reason);
+}
+
+/* Add the VM stat deltas since *before to a phase's running total. */
+static void phase_add(struct dlp *d, enum dlp_phase p, struct stats_snapshot *before)
+{
+	struct stats_snapshot after;
+
+	stats_snapshot(&d->vm_stats, &after);
+	if (!d->phase_stats[p].values)
+		stats_snapshot_zero(&d->vm_stats, &d->phase_stats[p]);
+	stats_delta_add(&d->phase_stats[p], before, &after);
+	stats_snapshot_free(before);
+	stats_snapshot_free(&after);
+}
+
+static void print_params(const struct dlp *d)
+{
+	const struct dlp_opts *o = &d->o;
+	char size[32];
+
+	ksft_print_msg("vCPUs: %u, memory per vCPU: %s%s, backing: %s, memslots: %u\n",
+		       o->ms.nr_vcpus, size_format(o->ms.vcpu_bytes, size, sizeof(size)),
+		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src),
+		       o->ms.slots);
+	ksft_print_msg("writes: %u%%, access: %s, seed: %u, vCPUs: %s\n", o->ms.write_percent,
+		       o->ms.random_access ? "random" : "in order", o->ms.random_seed,
+		       o->ms.nonstop ? "nonstop (-j)" : "lockstep");
+	if (o->ring_entries)
+		ksft_print_msg("log: dirty ring, %u entries per vCPU (%s)\n", o->ring_entries,
+			       dirty_ring_cap_name(d->ms->vm));
+	else
+		ksft_print_msg("log: bitmap, manual protect: %s, clear chunk: %s, delay: %lu ms\n",
+			       d->manual_caps ? (d->manual_caps & KVM_DIRTY_LOG_INITIALLY_SET ?
+					       "on, initially set" : "on") : "off",
+			       o->clear_chunk ? size_format(o->clear_chunk, size, sizeof(size)) :
+			       "whole slot", (unsigned long)o->clear_delay_ms);
+}
+
+static void set_logging(struct dlp *d, bool on)
+{
+	for (uint32_t i = 0; i < d->o.ms.slots; i++)
+		vm_mem_region_set_flags(d->ms->vm, memstress_slot(d->ms, i),
+					on ? KVM_MEM_LOG_DIRTY_PAGES : 0);
+}
+
+static void run_iteration(struct dlp *d, uint64_t i)
+{
+	struct dlp_iteration *it = &d->iters[i - 1];
+	struct stats_snapshot snap;
+	struct timespec start;
+	/* Every page is written every pass: the log must match exactly. */
+	bool exact = !d->o.ms.nonstop && d->o.ms.write_percent == 100 && !d->o.ms.random_access;
+
+	if (!d->o.ms.nonstop) {
+		stats_snapshot(&d->vm_stats, &snap);
+		start = ts_now();
+		memstress_next_iteration(d->ms);
+		memstress_wait_iteration(d->ms);
+		it->dirty = ts_elapsed(start);
+		phase_add(d, PH_DIRTY, &snap);
+		printf("Iteration %lu dirty memory time: " TS_FMT "\n", (unsigned long)i,
+		       TS_ARGS(it->dirty));
+	} else if (d->o.verify) {
+		verify_snapshot_written(d, i);
+	}
+
+	stats_snapshot(&d->vm_stats, &snap);
+	it->get = collect_get(d);
+	phase_add(d, PH_GET, &snap);
+	printf("Iteration %lu %s time: " TS_FMT "\n", (unsigned long)i, collect_get_name(d),
+	       TS_ARGS(it->get));
+	it->dirty_pages = collect_dirty_pages(d);
+	if (d->o.verify)
+		verify_iteration(d, i, exact);
+
+	if (collect_has_clear(d)) {
+		stats_snapshot(&d->vm_stats, &snap);
+		it->clear = collect_clear(d);
+		phase_add(d, PH_CLEAR, &snap);
+		it->touched_during_clear = d->touched_during_clear_now;
+		d->touched_during_clear += it->touched_during_clear;
+		printf("Iteration %lu %s time: " TS_FMT "\n", (unsigned long)i,
+		       collect_clear_name(d), TS_ARGS(it->clear));
+	}
+	d->iterations_done = i;
+	/* Nonstop: pages written from now on belong to the next iteration. */
+	if (d->o.ms.nonstop)
+		memstress_set_iteration(d->ms, i + 1);
+}
+
+static void run(struct dlp *d)
+{
+	struct memstress_guest_args *ga;
+	struct stats_snapshot snap;
+	struct timespec start;
+	uint64_t reads0, writes0;
+
+	if (d->o.manual_protect && !d->o.ring_entries)
+		d->manual_caps = kvm_check_cap(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) &
+				 (KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE | KVM_DIRTY_LOG_INITIALLY_SET);
+	collect_params_hook(d);
+	d->ms = memstress_create(&d->o.ms);
+	d->ms->priv = d;
+	ga = d->ms->gargs;
+	if (d->manual_caps)
+		vm_enable_cap(d->ms->vm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, d->manual_caps);
+	d->pages_per_slot = d->ms->slot_size / SZ_4K;
+	collect_setup(d);
+	stats_open_vm(&d->vm_stats, d->ms->vm);
+	d->iters = calloc(d->o.iterations, sizeof(*d->iters));
+	TEST_ASSERT(d->iters, "out of memory");
+	print_params(d);
+
+	/* Populate with in-order writes, so no later fault is a CoW of the zero page. */
+	ga->write_percent = 100;
+	ga->random_access = 0;
+	stats_snapshot(&d->vm_stats, &snap);
+	start = ts_now();
+	memstress_start(d->ms);
+	memstress_wait_iteration(d->ms);
+	d->populate = ts_elapsed(start);
+	phase_add(d, PH_POPULATE, &snap);
+	printf("Populate memory time: " TS_FMT "\n", TS_ARGS(d->populate));
+
+	stats_snapshot(&d->vm_stats, &snap);
+	start = ts_now();
+	set_logging(d, true);
+	d->enable = ts_elapsed(start);
+	phase_add(d, PH_ENABLE, &snap);
+	printf("Enabling dirty logging time: " TS_FMT "\n\n", TS_ARGS(d->enable));
+
+	ga->write_percent = d->o.ms.write_percent;
+	ga->random_access = d->o.ms.random_access;
+	memstress_totals(d->ms, &reads0, &writes0);
+	if (d->o.ms.nonstop)
+		memstress_next_iteration(d->ms);	/* iteration 1; vCPUs run free from here */
+	for (uint64_t i = 1; i <= d->o.iterations; i++)
+		run_iteration(d, i);
+
+	if (d->o.run_while_disabling)
+		memstress_run_free(d->ms);
+	else if (d->o.ms.nonstop)
+		memstress_stop(d->ms);
+	stats_snapshot(&d->vm_stats, &snap);
+	start = ts_now();
+	set_logging(d, false);
+	d->disable = ts_elapsed(start);
+	phase_add(d, PH_DISABLE, &snap);
+	printf("Disabling dirty logging time: " TS_FMT "\n", TS_ARGS(d->disable));
+	memstress_stop(d->ms);
+
+	memstress_totals(d->ms, &d->reads, &d->writes);
+	d->reads -= reads0;
+	d->writes -= writes0;
+	results_print_totals(d);
+	if (d->o.print_stats) {
+		struct stats_snapshot zero;
+
+		stats_snapshot_zero(&d->vm_stats, &zero);
+		for (int p = 0; p < NR_PHASES; p++) {
+			if (!d->phase_stats[p].values)
+				continue;
+			ksft_print_msg("KVM stats, %s:\n", dlp_phase_names[p]);
+			stats_delta_print(&d->vm_stats, &zero, &d->phase_stats[p], "  ");
+		}
+		stats_snapshot_free(&zero);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct host_desc host;
+
+	saved_argc = argc;
+	saved_argv = argv;
+	dlp_parse_options(&dlp.o, argc, argv);
+
+	ksft_print_header();
+	ksft_set_plan(1);
+	host_desc_read(&host);
+	host_desc_print(&host);
+	printf("Test iterations: %lu\n", (unsigned long)dlp.o.iterations);
+	test_set_fail_hook(on_early_exit);
+
+	run(&dlp);
+
+	test_set_fail_hook(NULL);
+	if (dlp.verify_failures) {
+		ksft_test_result_fail("dirty_log_perf: --verify found %lu wrong page(s)\n",
+				      (unsigned long)dlp.verify_failures);
+		results_write_json(&dlp, argc, argv, "fail", "--verify found wrong pages");
+	} else {
+		ksft_test_result_pass("dirty_log_perf\n");
+		results_write_json(&dlp, argc, argv, "pass", NULL);
+	}
+	collect_teardown(&dlp);
+	stats_close(&dlp.vm_stats);
+	memstress_destroy(dlp.ms);
+	ksft_finished();
+}

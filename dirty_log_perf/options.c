@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dirty_log_perf options: upstream's letters and meanings, plus -k/-l/-j
+ * from the clear-dirty-log series and our long options.  Every bad value is
+ * a one-line usage error before any guest exists.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "dlp.h"
+#include "dirty_log.h"
+#include "guest_modes.h"
+#include "parse.h"
+#include "topology.h"
+
+#define DEFAULT_ITERATIONS 2
+
+static void __attribute__((noreturn)) help(const char *name)
+{
+	printf("usage: %s [-h] [-a] [-i iterations] [-g] [-e] [-m mode] [-n]\n"
+	       "       [-b vcpu bytes] [-v vcpus] [-o] [-r seed] [-s mem type] [-x memslots]\n"
+	       "       [-w percentage] [-c cpus] [-k chunk] [-l ms] [-j]\n"
+	       "       [--ring entries] [--verify] [--stats] [--json file]\n\n", name);
+	printf(" -a: access memory randomly rather than in order\n"
+	       " -i: iterations of dirty/get/clear, at least 2 (default: %d)\n"
+	       " -g: do not enable KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2: KVM_GET_DIRTY_LOG\n"
+	       "     clears the log, and pages are tracked from the moment logging is\n"
+	       "     enabled (no KVM_DIRTY_LOG_INITIALLY_SET)\n"
+	       " -e: keep vCPUs running while dirty logging is disabled\n"
+	       " -m: guest mode ID (kernel selftests' numbering); see below\n"
+	       " -n: run vCPUs nested (L2): not supported, skips with the reason\n"
+	       " -b: memory each vCPU dirties, e.g. 10M or 3G (default: 1G)\n"
+	       " -v: number of vCPUs (default: 1)\n"
+	       " -o: overlap: all vCPUs share one region instead of one each\n"
+	       " -r: random seed (default: 1)\n"
+	       " -s: backing source: %s (default: anonymous)\n"
+	       " -x: split guest memory across this many memslots (default: 1)\n"
+	       " -w: percentage of page accesses that are writes, 0-100 (default: 100)\n"
+	       " -c: pin vCPU i to the i-th CPU of the list, and the main thread to an\n"
+	       "     extra last one, e.g. 0,1,2 or 0-3\n"
+	       " -k: clear the dirty log in chunks of this size (a multiple of 256K,\n"
+	       "     KVM's 64-page clear granularity); larger than a memslot clears the\n"
+	       "     whole slot in one call (default: the whole slot)\n"
+	       " -l: milliseconds to wait between clear chunks, standing in for sending\n"
+	       "     pages; not part of the clear time (default: 0)\n"
+	       " -j: nonstop: vCPUs keep dirtying memory while the log is fetched and cleared\n"
+	       " --ring N: collect dirty pages through a per-vCPU dirty ring of N entries\n"
+	       "     (KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]) instead of the bitmap\n"
+	       " --verify: check every page the guest wrote is in that iteration's log\n"
+	       " --stats: print the KVM stat deltas of each phase\n"
+	       " --json FILE: write the result record to FILE\n",
+	       DEFAULT_ITERATIONS, backing_src_names());
+	printf(" guest modes:\n");
+	for (int m = 0; m < NUM_VM_MODES; m++)
+		printf("     %2d: %s%s\n", m, guest_mode_name(m),
+		       guest_mode_supported(m) ? " (supported)" : "");
+	exit(0);
+}
+
+enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_JSON };
+
+static const struct option long_opts[] = {
+	{ "ring", required_argument, NULL, OPT_RING },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
+{
+	const char *cpu_list = NULL;
+	bool chunk_set = false;
+	int opt, src;
+
+	memstress_params_init(&o->ms);
+	o->iterations = DEFAULT_ITERATIONS;
+	o->manual_protect = true;
+
+	while ((opt = getopt_long(argc, argv, "ab:c:eghi:jk:l:m:nor:s:v:w:x:", long_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			o->ms.random_access = true;
+			break;
+		case 'b':
+			o->ms.vcpu_bytes = parse_size_opt("-b", optarg);
+			break;
+		case 'c':
+			cpu_list = optarg;
+			break;
+		case 'e':
+			o->run_while_disabling = true;
+			break;
+		case 'g':
+			o->manual_protect = false;
+			break;
+		case 'i':
+			o->iterations = parse_u64_opt("-i", optarg, 2, 1000000);
+			break;
+		case 'j':
+			o->ms.nonstop = true;
+			break;
+		case 'k':
+			o->clear_chunk = parse_size_opt("-k", optarg);
+			chunk_set = true;
+			break;
+		case 'l':
+			o->clear_delay_ms = parse_u64_opt("-l", optarg, 0, 3600 * 1000);
+			break;
+		case 'm':
+			guest_mode_parse_opt("-m", optarg);
+			break;
+		case 'n':
+			test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's %s guest "
+				  "library", "x86_64");
+		case 'o':
+			o->ms.shared = true;
+			break;
+		case 'r':
+			o->ms.random_seed = parse_u64_opt("-r", optarg, 0, UINT32_MAX);
+			break;
+		case 's':
+			src = backing_src_parse(optarg);
+			if (src < 0)
+				usage_error("-s '%s': unknown backing source; use one of: %s", optarg,
+					    backing_src_names());
+			o->ms.src = src;
+			break;
+		case 'v':
+			o->ms.nr_vcpus = parse_u64_opt("-v", optarg, 1, memstress_max_vcpus());
+			break;
+		case 'w':
+			o->ms.write_percent = parse_u64_opt("-w", optarg, 0, 100);
+			break;
+		case 'x':
+			o->ms.slots = parse_u64_opt("-x", optarg, 1, memstress_max_slots());
+			break;
+		case OPT_RING:
+			o->ring_entries = parse_u64_opt("--ring", optarg, 1, 1U << 30);
+			break;
+		case OPT_VERIFY:
+			o->verify = true;
+			break;
+		case OPT_STATS:
+			o->print_stats = true;
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case 'h':
+			help(argv[0]);
+		default:
+			usage_error("unknown option; see -h");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+
+	if (chunk_set && (o->clear_chunk == 0 ||
+			  o->clear_chunk % (DIRTY_LOG_CLEAR_ALIGN_PAGES * SZ_4K)))
+		usage_error("-k '%lu': must be a non-zero multiple of 256K (64 pages: "
+			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)",
+			    (unsigned long)o->clear_chunk);
+	if (o->ring_entries && (chunk_set || o->clear_delay_ms))
+		usage_error("-k/-l: chunked clearing applies to the bitmap log, not --ring");
+	if (o->ring_entries && !o->manual_protect)
+		usage_error("-g: the dirty ring has no manual-protect mode; drop -g with --ring");
+	if (cpu_list)
+		o->ms.nr_cpus = topology_parse_cpus_opt("-c", cpu_list, o->cpus,
+							ARRAY_SIZE(o->cpus));
+	if (o->ms.nr_cpus) {
+		if (o->ms.nr_cpus < (int)o->ms.nr_vcpus || o->ms.nr_cpus > (int)o->ms.nr_vcpus + 1)
+			usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus "
+				    "optionally one for the main thread", cpu_list, o->ms.nr_cpus,
+				    o->ms.nr_vcpus);
+		o->ms.cpus = o->cpus;
+	}
+	memstress_params_check(&o->ms);
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dirty_log_perf results: the upstream total lines, and the JSON record. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "dlp.h"
+#include "host_desc.h"
+#include "json.h"
+#include "record.h"
+#include "report.h"
+
+const char *const dlp_phase_names[NR_PHASES] = {
+	[PH_POPULATE] = "populate",
+	[PH_ENABLE] = "enable_dirty_logging",
+	[PH_DIRTY] = "dirty_memory",
+	[PH_GET] = "get_dirty_log",
+	[PH_CLEAR] = "clear_dirty_log",
+	[PH_DISABLE] = "disable_dirty_logging",
+};
+
+static struct timespec sum(const struct dlp *d, size_t offset)
+{
+	struct timespec t = {};
+
+	for (uint64_t i = 0; i < d->iterations_done; i++)
+		t = ts_add(t, *(const struct timespec *)((const char *)&d->iters[i] + offset));
+	return t;
+}
+
+static void print_total(const struct dlp *d, const char *name, size_t offset)
+{
+	struct timespec total = sum(d, offset), avg = ts_div(total, d->iterations_done);
+
+	printf("%s over %lu iterations took " TS_FMT ". (Avg " TS_FMT "/iteration)\n", name,
+	       (unsigned long)d->iterations_done, TS_ARGS(total), TS_ARGS(avg));
+}
+
+void results_print_totals(const struct dlp *d)
+{
+	if (!d->iterations_done)
+		return;
+	print_total(d, collect_get_total_name(d), offsetof(struct dlp_iteration, get));
+	if (collect_has_clear(d))
+		print_total(d, collect_clear_total_name(d), offsetof(struct dlp_iteration, clear));
+	printf("Total pages touched: %llu (Reads: %llu, Writes: %llu)\n",
+	       (unsigned long long)(d->reads + d->writes), (unsigned long long)d->reads,
+	       (unsigned long long)d->writes);
+	if (d->o.ms.nonstop)
+		ksft_print_msg("Pages touched by vCPUs while the log was cleared: %lu\n",
+			       (unsigned long)d->touched_during_clear);
+	if (d->o.ring_entries)
+		ksft_print_msg("Dirty ring: %lu entries harvested, %lu full exits, %lu invalid "
+			       "entries\n", (unsigned long)d->ring_counts.harvested,
+			       (unsigned long)d->ring_full_exits,
+			       (unsigned long)d->ring_invalid_entries);
+}
+
+static void figure_times(struct json *j, const struct dlp *d, const char *name, size_t offset)
+{
+	double *v = calloc(d->iterations_done + 1, sizeof(double));
+
+	TEST_ASSERT(v, "out of memory");
+	for (uint64_t i = 0; i < d->iterations_done; i++)
+		v[i] = ts_to_sec(*(const struct timespec *)((const char *)&d->iters[i] + offset));
+	record_figure(j, name, "s", ts_to_sec(sum(d, offset)), v, d->iterations_done);
+	free(v);
+}
+
+static void figure_counts(struct json *j, const struct dlp *d, const char *name,
+			  uint64_t total, size_t offset)
+{
+	double *v = calloc(d->iterations_done + 1, sizeof(double));
+
+	TEST_ASSERT(v, "out of memory");
+	for (uint64_t i = 0; i < d->iterations_done; i++)
+		v[i] = *(const uint64_t *)((const char *)&d->iters[i] + offset);
+	record_figure(j, name, "pages", total, v, d->iterations_done);
+	free(v);
+}
+
+static void write_params(struct json *j, const struct dlp *d)
+{
+	const struct dlp_opts *o = &d->o;
+
+	json_object_begin(j, "params");
+	json_u64(j, "vcpus", o->ms.nr_vcpus);
+	json_u64(j, "vcpu_bytes", o->ms.vcpu_bytes);
+	json_string(j, "backing_src", backing_src_name(o->ms.src));
+	json_u64(j, "slots", o->ms.slots);
+	json_bool(j, "overlap", o->ms.shared);
+	json_u64(j, "write_percent", o->ms.write_percent);
+	json_bool(j, "random_access", o->ms.random_access);
+	json_u64(j, "random_seed", o->ms.random_seed);
+	json_u64(j, "iterations", o->iterations);
+	json_bool(j, "nonstop", o->ms.nonstop);
+	json_bool(j, "manual_protect", o->manual_protect);
+	json_u64(j, "manual_protect_caps", d->manual_caps);
+	json_bool(j, "run_while_disabling", o->run_while_disabling);
+	json_u64(j, "clear_chunk_bytes", o->clear_chunk);
+	json_u64(j, "clear_delay_ms", o->clear_delay_ms);
+	json_string(j, "log", o->ring_entries ? "dirty_ring" : "bitmap");
+	json_u64(j, "ring_entries", o->ring_entries);
+	json_bool(j, "verify", o->verify);
+	json_array_begin(j, "cpus");
+	for (int i = 0; i < o->ms.nr_cpus; i++)
+		json_i64(j, NULL, o->cpus[i]);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+void results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
+			const char *reason)
+{
+	struct host_desc host;
+	struct json j;
+
+	if (!d->o.json_path)
+		return;
+	host_desc_read(&host);
+	record_begin(&j, "dirty_log_perf", argc, argv, &host);
+	write_params(&j, d);
+
+	json_object_begin(&j, "figures");
+	record_figure(&j, "populate_time", "s", ts_to_sec(d->populate), NULL, 0);
+	record_figure(&j, "enable_dirty_logging_time", "s", ts_to_sec(d->enable), NULL, 0);
+	record_figure(&j, "disable_dirty_logging_time", "s", ts_to_sec(d->disable), NULL, 0);
+	if (!d->o.ms.nonstop)
+		figure_times(&j, d, "dirty_memory_time", offsetof(struct dlp_iteration, dirty));
+	figure_times(&j, d, d->o.ring_entries ? "harvest_dirty_ring_time" : "get_dirty_log_time",
+		     offsetof(struct dlp_iteration, get));
+	if (collect_has_clear(d))
+		figure_times(&j, d, d->o.ring_entries ? "reset_dirty_rings_time" :
+			     "clear_dirty_log_time", offsetof(struct dlp_iteration, clear));
+	figure_counts(&j, d, "dirty_pages", 0, offsetof(struct dlp_iteration, dirty_pages));
+	record_figure(&j, "pages_touched", "pages", d->reads + d->writes, NULL, 0);
+	record_figure(&j, "pages_read", "pages", d->reads, NULL, 0);
+	record_figure(&j, "pages_written", "pages", d->writes, NULL, 0);
+	if (d->o.ms.nonstop)
+		figure_counts(&j, d, "pages_touched_during_clear", d->touched_during_clear,
+			      offsetof(struct dlp_iteration, touched_during_clear));
+	if (d->o.ring_entries) {
+		record_figure(&j, "ring_full_exits", "exits", d->ring_full_exits, NULL, 0);
+		record_figure(&j, "ring_invalid_entries", "entries", d->ring_invalid_entries,
+			      NULL, 0);
+	}
+	if (d->o.verify)
+		record_figure(&j, "verify_lost_pages", "pages", d->verify_lost, NULL, 0);
+	json_object_end(&j);
+
+	if (d->vm_stats.fd > 0) {
+		struct stats_snapshot zero;
+
+		stats_snapshot_zero(&d->vm_stats, &zero);
+		json_object_begin(&j, "phases");
+		for (int p = 0; p < NR_PHASES; p++)
+			if (d->phase_stats[p].values)
+				record_phase_stats(&j, dlp_phase_names[p], &d->vm_stats, &zero,
+						   &d->phase_stats[p]);
+		json_object_end(&j);
+		stats_snapshot_free(&zero);
+	}
+	record_end(&j, status, reason, d->o.json_path);
+	json_free(&j);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The memslot dirty bitmap: KVM_GET_DIRTY_LOG, KVM_CLEAR_DIRTY_LOG and bitmap helpers. */
+#ifndef KMP_DIRTY_LOG_H
+#define KMP_DIRTY_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kvm_vm;
+
+/* KVM_CLEAR_DIRTY_LOG works on whole 64-bit words of the bitmap. */
+#define DIRTY_LOG_CLEAR_ALIGN_PAGES 64
+
+/* A zeroed bitmap of `pages` bits, in 64-bit words as KVM uses them. */
+uint64_t *bitmap_alloc(uint64_t pages);
+static inline bool bitmap_test(const uint64_t *map, uint64_t bit)
+{
+	return map[bit / 64] >> (bit % 64) & 1;
+}
+static inline void bitmap_set(uint64_t *map, uint64_t bit)
+{
+	map[bit / 64] |= 1ULL << (bit % 64);
+}
+uint64_t bitmap_weight(const uint64_t *map, uint64_t pages);
+void bitmap_zero(uint64_t *map, uint64_t pages);
+
+/* KVM_GET_DIRTY_LOG of one memslot into bitmap (one bit per guest page). */
+void vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, uint64_t *bitmap);
+/*
+ * KVM_CLEAR_DIRTY_LOG of pages [first_page, first_page + num_pages) of a
+ * slot, re-protecting the pages whose bits are set in `bitmap` (the whole
+ * slot's bitmap; the chunk's part is passed).  first_page must be a multiple
+ * of 64, and num_pages too unless the chunk ends the slot.
+ */
+void vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, const uint64_t *bitmap,
+			uint64_t first_page, uint64_t num_pages);
+
+#endif
