@@ -54,7 +54,7 @@ endif
 # Guest code is linked into the same non-PIE binary and loaded at the same
 # virtual addresses inside the guest (lib/elf.c), so no PIE anywhere.
 CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/tests -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC) \
-	-I$(OUTPUT)/gen
+	-I$(OUTPUT)/gen -DKMP_SRC_DIR='"$(SRC)"'
 BASE_CFLAGS := -std=gnu11 -O2 -g -fmacro-prefix-map=$(SRC)/= -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
 HOST_CFLAGS := $(BASE_CFLAGS) -pthread
 # Freestanding: no stack protector, no sanitizers, no libc calls emitted for
@@ -87,6 +87,8 @@ BENCH_BINS := $(addprefix $(OUTPUT)/bin/,$(BENCHES))
 SMOKE_NAMES := $(patsubst $(SRC)/tests/%.c,%,$(filter-out %_guest.c,$(wildcard $(SRC)/tests/smoke_*.c)))
 SMOKE_BINS := $(addprefix $(OUTPUT)/bin/,$(SMOKE_NAMES))
 
+# Helpers every test binary links (jansson_view: reading JSON in tests).
+TEST_HELPER_OBJS := $(OUTPUT)/obj/tests/jansson_view.c.o
 UNIT_SRCS := $(wildcard $(SRC)/tests/unit/*.c)
 UNIT_BIN := $(OUTPUT)/bin/unit_tests
 
@@ -159,14 +161,14 @@ endef
 $(foreach b,$(BENCHES),$(eval $(call bench_rule,$(b))))
 
 define smoke_rule
-$(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/tests/$(1).c $(SRC)/tests/$(1)_guest.c)) $(LIBKMP)
+$(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/tests/$(1).c $(SRC)/tests/$(1)_guest.c)) $(TEST_HELPER_OBJS) $(LIBKMP)
 	$$(call msg,LD,$$@)
 	$(Q)mkdir -p $$(dir $$@)
-	$(Q)$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+	$(Q)$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -ljansson -o $$@
 endef
 $(foreach s,$(SMOKE_NAMES),$(eval $(call smoke_rule,$(s))))
 
-$(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(LIBKMP)
+$(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_OBJS) $(LIBKMP)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -ljansson -o $@

@@ -54,7 +54,7 @@ static void report(struct dlp *d, const char *what, uint32_t s, uint64_t page, u
 void verify_iteration(struct dlp *d, uint64_t iteration, bool exact)
 {
 	const char *log = d->o.ring_entries ? "the dirty ring" : "the dirty bitmap";
-	uint64_t failures = d->verify_failures, lost = 0;
+	uint64_t failures = d->verify_failures, lost = 0, nr_written = 0;
 	char what[96];
 
 	snprintf(what, sizeof(what), "was written but is missing from %s", log);
@@ -64,6 +64,7 @@ void verify_iteration(struct dlp *d, uint64_t iteration, bool exact)
 			bool written = d->written ? bitmap_test(d->written[s], p) :
 						    page_stamp(d, s, p) == iteration;
 
+			nr_written += written;
 			if (written && !dirty) {
 				lost++;
 				report(d, what, s, p, iteration);
@@ -73,7 +74,11 @@ void verify_iteration(struct dlp *d, uint64_t iteration, bool exact)
 		}
 	}
 	d->verify_lost += lost;
-	if (d->verify_failures > failures)
+	if (d->verify_failures == failures)
+		ksft_print_msg("verify: iteration %lu: all %lu pages written are in %s%s\n",
+			       (unsigned long)iteration, (unsigned long)nr_written, log,
+			       exact ? ", and nothing else" : "");
+	else
 		ksft_print_msg("verify: iteration %lu: %lu page(s) wrong, %lu written page(s) "
 			       "missing from %s%s\n", (unsigned long)iteration,
 			       (unsigned long)(d->verify_failures - failures), (unsigned long)lost,

@@ -15,6 +15,7 @@ struct json {
 	size_t len, cap;
 	int depth;
 	bool need_comma[32];	/* per nesting level */
+	bool in_array[32];	/* per nesting level: an array, else an object */
 	bool oom;
 };
 
@@ -26,6 +27,14 @@ void json_object_begin(struct json *j, const char *key);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j, const char *key);
 void json_array_end(struct json *j);
+/*
+ * Close open containers, innermost first, with the right bracket each, until
+ * depth levels remain open.  For a document cut short by a failure:
+ * json_close_to(j, 1) leaves only the top-level object open for final
+ * members; json_close_all() completes the document.
+ */
+void json_close_to(struct json *j, int depth);
+void json_close_all(struct json *j);
 
 /* Values: key is NULL inside arrays. Strings are escaped (RFC 8259). */
 void json_string(struct json *j, const char *key, const char *val);	/* NULL -> null */

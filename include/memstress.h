@@ -113,6 +113,11 @@ struct memstress *memstress_create(const struct memstress_params *p);
 void memstress_start(struct memstress *ms);
 /* Wait until every vCPU completed the current iteration's pass. */
 void memstress_wait_iteration(struct memstress *ms);
+/*
+ * Nonstop: wait (vCPUs keep running) until every vCPU completed a whole pass
+ * stamped with at least `iteration`.
+ */
+void memstress_wait_pass(struct memstress *ms, uint64_t iteration);
 /* Release the next iteration (lockstep: one pass each; nonstop: run free). Returns its number. */
 uint64_t memstress_next_iteration(struct memstress *ms);
 /* Let lockstep vCPUs run passes back to back from now on (e.g. upstream's -e). */

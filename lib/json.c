@@ -115,6 +115,7 @@ static void json_open(struct json *j, const char *key, char bracket)
 	json_append(j, &bracket, 1);
 	j->depth++;
 	j->need_comma[j->depth] = false;
+	j->in_array[j->depth] = bracket == '[';
 }
 
 static void json_close(struct json *j, char bracket)
@@ -142,6 +143,18 @@ void json_array_begin(struct json *j, const char *key)
 void json_array_end(struct json *j)
 {
 	json_close(j, ']');
+}
+
+void json_close_to(struct json *j, int depth)
+{
+	TEST_ASSERT(depth >= 0, "JSON close to negative depth %d", depth);
+	while (j->depth > depth)
+		json_close(j, j->in_array[j->depth] ? ']' : '}');
+}
+
+void json_close_all(struct json *j)
+{
+	json_close_to(j, 0);
 }
 
 void json_string(struct json *j, const char *key, const char *val)

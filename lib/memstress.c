@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "memstress.h"
+#include "report.h"
 #include "ucall.h"
 #include "vcpu_thread.h"
 #include "watchdog.h"
@@ -151,16 +152,19 @@ static void vcpu_pass_done(struct memstress *ms, struct kvm_vcpu *vcpu, const st
 		    (unsigned long)uc->nargs, (unsigned long)uc->args[0]);
 	__atomic_add_fetch(&st->reads, uc->args[2], __ATOMIC_RELAXED);
 	__atomic_add_fetch(&st->writes, uc->args[3], __ATOMIC_RELAXED);
-	if (uc->args[4])
+	if (uc->args[4]) {
 		st->passes++;
-	else
+		st->last_iteration = iteration;
+	} else {
 		st->partial_passes++;
-	st->last_iteration = iteration;
+	}
 	if (ms->on_pass)
 		ms->on_pass(ms, vcpu->id, iteration, uc->args[2], uc->args[3]);
 
 	pthread_mutex_lock(&ms->lock);
-	if (!ms->free_running) {
+	if (ms->free_running) {
+		pthread_cond_broadcast(&ms->completed);	/* memstress_wait_pass() */
+	} else {
 		uint64_t done = ms->iteration;
 
 		if (++ms->nr_completed == ms->p.nr_vcpus)
@@ -213,28 +217,49 @@ void memstress_start(struct memstress *ms)
 	vcpu_threads_start(ms->vm, memstress_vcpu_thread, ms, ms->p.cpus, ms->p.nr_cpus);
 }
 
-void memstress_wait_iteration(struct memstress *ms)
+/* Wait, under ms->lock, until done(ms, arg); serve on_wait about every millisecond. */
+static void wait_until(struct memstress *ms, bool (*done)(struct memstress *, uint64_t),
+		       uint64_t arg)
 {
 	struct timespec ts;
 
 	pthread_mutex_lock(&ms->lock);
-	while (ms->nr_completed < ms->p.nr_vcpus && !ms->free_running) {
+	while (!done(ms, arg) && !ms->stop) {
 		if (!ms->on_wait) {
 			pthread_cond_wait(&ms->completed, &ms->lock);
 			continue;
 		}
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = ts_add(ts, ns_to_ts(1000 * 1000));
 		pthread_cond_timedwait(&ms->completed, &ms->lock, &ts);
 		pthread_mutex_unlock(&ms->lock);
 		ms->on_wait(ms);
 		pthread_mutex_lock(&ms->lock);
 	}
 	pthread_mutex_unlock(&ms->lock);
+}
+
+static bool iteration_done(struct memstress *ms, uint64_t unused)
+{
+	return ms->nr_completed == ms->p.nr_vcpus || ms->free_running;
+}
+
+void memstress_wait_iteration(struct memstress *ms)
+{
+	wait_until(ms, iteration_done, 0);
+}
+
+static bool passes_done(struct memstress *ms, uint64_t iteration)
+{
+	for (uint32_t i = 0; i < ms->p.nr_vcpus; i++)
+		if (ms->stats[i].last_iteration < iteration)
+			return false;
+	return true;
+}
+
+void memstress_wait_pass(struct memstress *ms, uint64_t iteration)
+{
+	wait_until(ms, passes_done, iteration);
 }
 
 void memstress_run_free(struct memstress *ms)

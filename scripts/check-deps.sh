@@ -15,6 +15,8 @@ if [ -z "$KSFT_DIR" ] && [ ! -r /usr/src/linux-source-6.12.tar.xz ]; then
 	missing="$missing linux-source-6.12"
 fi
 command -v xz >/dev/null 2>&1 || missing="$missing xz-utils"
+# scripts/check-record.py runs under Debian's python3 (its shebang).
+/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$missing python3-jsonschema"
 if [ -n "$missing" ]; then
 	echo "missing:$missing"
 	exit 1

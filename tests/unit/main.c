@@ -18,5 +18,6 @@
 #include "stats_test.inc"
 #include "host_desc_test.inc"
 #include "topology_test.inc"
+#include "record_test.inc"
 
 TEST_HARNESS_MAIN
