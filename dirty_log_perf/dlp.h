@@ -38,6 +38,8 @@ enum dlp_phase {
 
 struct dlp_iteration {
 	struct timespec dirty, get, clear;
+	/* Wall time of the whole clear step less -l delays: clear + the suite's own work. */
+	struct timespec clear_wall;
 	uint64_t dirty_pages;		/* pages reported dirty by the log */
 	uint64_t touched_during_clear;	/* guest heartbeat pages while clearing */
 };
@@ -68,6 +70,7 @@ struct dlp {
 	uint64_t reads, writes;		/* guest pass reports after populate */
 	uint64_t touched_during_clear;
 	uint64_t touched_during_clear_now;	/* this iteration's, set by collect_clear() */
+	struct timespec clear_delays_now;	/* this iteration's -l sleeps */
 	uint64_t verify_failures;
 	uint64_t verify_lost;			/* written pages missing from the log */
 

@@ -112,7 +112,9 @@ static void run_iteration(struct dlp *d, uint64_t i)
 
 	if (collect_has_clear(d)) {
 		stats_snapshot(&d->vm_stats, &snap);
+		start = ts_now();
 		it->clear = collect_clear(d);
+		it->clear_wall = ts_sub(ts_elapsed(start), d->clear_delays_now);
 		phase_add(d, PH_CLEAR, &snap);
 		it->touched_during_clear = d->touched_during_clear_now;
 		d->touched_during_clear += it->touched_during_clear;

@@ -59,9 +59,10 @@ struct dirty_ring_counts {
 	uint64_t harvested;	/* entries handed to fn */
 	uint64_t calls;		/* dirty_ring_harvest() calls */
 	/*
-	 * Calls that found every entry of the ring dirty and stopped there.
-	 * KVM never lets a ring fill completely; when it happens (a kernel
-	 * bug: WARNING in kvm_dirty_ring_push) entries were overwritten.
+	 * Calls that found every entry of the ring dirty and stopped there:
+	 * KVM let the ring fill up past its reserve, and each further push
+	 * overwrote an entry (WARNING in kvm_dirty_ring_push).  Never
+	 * happens when KVM honours the reserve.
 	 */
 	uint64_t full_walks;
 };

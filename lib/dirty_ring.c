@@ -118,7 +118,7 @@ uint32_t dirty_ring_harvest(struct dirty_ring *r,
 	if (c) {
 		c->harvested += n;
 		c->calls++;
-		c->full_walks += n == r->size;
+		c->full_walks += n && n == r->size;
 	}
 	return n;
 }

@@ -3,7 +3,12 @@
 #include "smoke_dirty_ring.h"
 #include "ucall.h"
 
-/* One store per page written, then SYNC(round, pages written); DONE after the last round. */
+/*
+ * One store per page written, then SYNC(round, pages written); DONE after
+ * the last round.  Keep the per-page test (a division by the run-time
+ * stride): on kvm_pvm a bare store loop overflows a full ring before the
+ * vCPU exits (docs/library.md, "Dirty ring").
+ */
 void guest_dirty_rounds(uint64_t gva, uint64_t pages, uint64_t stride, uint64_t rounds)
 {
 	for (uint64_t r = 1; r <= rounds; r++) {
