@@ -52,9 +52,27 @@ static bool ring_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu)
 	return true;
 }
 
+/*
+ * A vCPU that keeps exiting "ring full" while its ring holds nothing to
+ * harvest will never run again: the kernel overflowed the ring (a WARNING in
+ * kvm_dirty_ring_push) and entries were lost.  Fail instead of spinning.
+ */
+#define RING_EMPTY_FULL_ROUNDS 1000
+
 static void ring_harvest_and_reset(struct dlp *d)
 {
+	uint64_t before = d->ring_counts.harvested;
+
 	ring_harvest_all(d);
+	if (d->ring_counts.harvested != before)
+		d->ring_empty_rounds = 0;
+	else if (++d->ring_empty_rounds >= RING_EMPTY_FULL_ROUNDS)
+		TEST_FAIL("dirty ring: vCPUs keep exiting KVM_EXIT_DIRTY_RING_FULL but their rings "
+			  "hold nothing to harvest (%lu full exits, %lu full-ring walks): the "
+			  "kernel overflowed a ring and lost entries; see the WARNING in "
+			  "kvm_dirty_ring_push in the kernel log",
+			  (unsigned long)d->ring_full_exits,
+			  (unsigned long)d->ring_counts.full_walks);
 	dirty_ring_reset(d->ms->vm);
 	d->ring_full_waiting = 0;
 	__atomic_add_fetch(&d->ring_generation, 1, __ATOMIC_RELEASE);

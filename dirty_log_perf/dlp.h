@@ -60,6 +60,7 @@ struct dlp {
 	struct dirty_ring_counts ring_counts;
 	uint64_t ring_full_exits;
 	uint64_t ring_invalid_entries;
+	uint64_t ring_empty_rounds;		/* full exits served with nothing to harvest */
 	volatile uint64_t ring_generation;	/* bumped after each reset */
 	volatile uint32_t ring_full_waiting;
 

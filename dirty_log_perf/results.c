@@ -50,9 +50,11 @@ void results_print_totals(const struct dlp *d)
 			       (unsigned long)d->touched_during_clear);
 	if (d->o.ring_entries)
 		ksft_print_msg("Dirty ring: %lu entries harvested, %lu full exits, %lu invalid "
-			       "entries\n", (unsigned long)d->ring_counts.harvested,
+			       "entries, %lu overfilled rings found\n",
+			       (unsigned long)d->ring_counts.harvested,
 			       (unsigned long)d->ring_full_exits,
-			       (unsigned long)d->ring_invalid_entries);
+			       (unsigned long)d->ring_invalid_entries,
+			       (unsigned long)d->ring_counts.full_walks);
 }
 
 static void figure_times(struct json *j, const struct dlp *d, const char *name, size_t offset)
@@ -145,6 +147,8 @@ void results_write_json(const struct dlp *d, int argc, char **argv, const char *
 	if (d->o.ring_entries) {
 		record_figure(&j, "ring_full_exits", "exits", d->ring_full_exits, NULL, 0);
 		record_figure(&j, "ring_invalid_entries", "entries", d->ring_invalid_entries,
+			      NULL, 0);
+		record_figure(&j, "ring_overfilled_walks", "walks", d->ring_counts.full_walks,
 			      NULL, 0);
 	}
 	if (d->o.verify)
