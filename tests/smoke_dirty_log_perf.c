@@ -80,7 +80,7 @@ static int schema_check(const char *path)
 {
 	char cmd[PATH_MAX + 256];
 
-	snprintf(cmd, sizeof(cmd), "python3 %s/scripts/check-record.py %s >&2", KMP_SRC_DIR, path);
+	snprintf(cmd, sizeof(cmd), "%s/scripts/check-record.py %s >&2", KMP_SRC_DIR, path);
 	return system(cmd);
 }
 
