@@ -52,8 +52,8 @@ void stats_delta_add(struct stats_snapshot *acc, const struct stats_snapshot *be
 int64_t stats_delta(const struct kvm_stats *st, const struct stats_snapshot *before,
 		    const struct stats_snapshot *after, const char *name);
 /*
- * Write {name: delta} for every cumulative/instant stat whose first value
- * changed between the snapshots, as a JSON object under key.
+ * Write {name: delta} for every scalar (cumulative, instant, peak) stat,
+ * zeros included, as a JSON object under key.
  */
 void stats_delta_json(const struct kvm_stats *st, const struct stats_snapshot *before,
 		      const struct stats_snapshot *after, struct json *j, const char *key);

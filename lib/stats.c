@@ -153,12 +153,12 @@ void stats_delta_json(const struct kvm_stats *st, const struct stats_snapshot *b
 		      const struct stats_snapshot *after, struct json *j, const char *key)
 {
 	json_object_begin(j, key);
+	/* Zeros too: "pages_4k": 0 says this host's MMU did not move it. */
 	for (size_t i = 0; i < st->hdr.num_desc; i++) {
 		struct kvm_stats_desc *d = stats_desc(st, i);
-		int64_t delta = desc_delta(d, before, after);
 
-		if (is_scalar(d) && delta)
-			json_i64(j, d->name, delta);
+		if (is_scalar(d))
+			json_i64(j, d->name, desc_delta(d, before, after));
 	}
 	json_object_end(j);
 }

@@ -111,6 +111,10 @@ static void check_pass(struct __test_metadata *_metadata, struct run *r, int ite
 	snprintf(line, sizeof(line), "over %d iterations took ", iters);
 	ASSERT_NE(NULL, strstr(r->out, line));
 	ASSERT_NE(NULL, strstr(r->out, "ok 1 dirty_log_perf"));
+	/* The MMU stats of every phase, zeros included. */
+	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/get_dirty_log/pages_4k"));
+	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/populate/pages_2m"));
+	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/get_dirty_log/remote_tlb_flush"));
 	ASSERT_EQ(iters, jv_size(r->doc, "figures/get_dirty_log_time/values") +
 			 jv_size(r->doc, "figures/harvest_dirty_ring_time/values"));
 }
