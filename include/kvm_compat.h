@@ -24,4 +24,19 @@
 #define KVM_X86_QUIRK_SLOT_ZAP_ALL (1 << 7)
 #endif
 
+/*
+ * run->memory_fault (6.8): the exit union's member for KVM_EXIT_MEMORY_FAULT.
+ * Older headers lack it; it sits at the start of the union, like padding.
+ */
+struct kvm_memory_fault_info {
+	__u64 flags;
+	__u64 gpa;
+	__u64 size;
+};
+
+static inline struct kvm_memory_fault_info *kvm_run_memory_fault(struct kvm_run *run)
+{
+	return (struct kvm_memory_fault_info *)(void *)run->padding;
+}
+
 #endif

@@ -126,13 +126,14 @@ void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
 #define sync_global_from_guest(vm, g) memcpy(&(g), guest_global(vm, g), sizeof(g))
 
 /*
- * KVM_RUN once.  Returns 0, or -EINTR when a signal or immediate_exit
- * interrupted it; any other error fails the test.
+ * KVM_RUN once.  Returns 0, -EINTR when a signal or immediate_exit
+ * interrupted it, or -EFAULT for a KVM_EXIT_MEMORY_FAULT (run->memory_fault
+ * says where); any other error fails the test.
  */
 int _vcpu_run(struct kvm_vcpu *vcpu);
 /* Called in the vCPU's thread when KVM_RUN returns EINTR (the watchdog uses it). */
 extern void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
-/* KVM_RUN, retrying EINTR. */
+/* KVM_RUN, retrying EINTR; a memory-fault exit fails the test. */
 void vcpu_run(struct kvm_vcpu *vcpu);
 
 /* Fail the test: exit reason, RIP/PC and registers of an unexpected exit. */
@@ -150,8 +151,11 @@ void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
 			const char *file, int line);
 #define kvm_ioctl(fd, cmd, arg) __kvm_ioctl_checked(fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
-#define vm_ioctl(vm, cmd, arg) kvm_ioctl((vm)->fd, cmd, arg)
-#define vcpu_ioctl(vcpu, cmd, arg) kvm_ioctl((vcpu)->fd, cmd, arg)
+/* Not through kvm_ioctl(): #cmd must name the ioctl, not its expansion. */
+#define vm_ioctl(vm, cmd, arg) \
+	__kvm_ioctl_checked((vm)->fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
+#define vcpu_ioctl(vcpu, cmd, arg) \
+	__kvm_ioctl_checked((vcpu)->fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
 /* Advice for an ioctl failure ("" when there is none). */
 const char *kvm_ioctl_advice(const char *name, int err);
 
@@ -169,7 +173,7 @@ uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu);
 void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent);
 /* Guest page-table pages needed to map `pages` 4K pages (a safe overestimate). */
 uint64_t arch_page_table_pages(uint64_t pages);
-/* Lowest gpa for test memory, above slot 0. */
+/* Lowest gpa for test memory, above slot 0 (a per-arch constant: vm may be NULL). */
 uint64_t arch_test_mem_gpa(struct kvm_vm *vm);
 
 #endif

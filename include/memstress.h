@@ -19,6 +19,8 @@
 #define MEMSTRESS_SYNC_PASS 0x5a55	/* first SYNC argument of a pass report */
 #define MEMSTRESS_FIRST_SLOT 1
 
+enum { MEMSTRESS_CHECK_NONE, MEMSTRESS_CHECK_ZERO, MEMSTRESS_CHECK_PATTERN };
+
 /* ---- shared with the guest (lives in guest memory) ---- */
 struct memstress_vcpu_args {
 	uint64_t gva;			/* first page of this vCPU's region */
@@ -32,6 +34,11 @@ struct memstress_guest_args {
 	uint32_t random_seed;
 	uint32_t random_access;
 	volatile uint64_t iteration;	/* stamped into every page written */
+	/*
+	 * Check each page's first and last word before touching it:
+	 * MEMSTRESS_CHECK_ZERO or _PATTERN (page_pattern_word of the gpa).
+	 */
+	volatile uint32_t check_content;
 	volatile uint32_t stop;		/* ends the current pass early */
 	struct memstress_vcpu_args vcpu_args[KMP_MAX_VCPUS];
 };
@@ -65,6 +72,7 @@ struct memstress_vcpu_stats {
 	uint64_t reads, writes;
 	uint64_t last_iteration;	/* iteration of the last completed pass */
 	uint64_t partial_passes;	/* passes cut short by stop */
+	struct timespec last_pass_end;	/* when the last complete pass was reported */
 };
 
 struct memstress {
@@ -74,14 +82,16 @@ struct memstress {
 	uint64_t gpa, size;			/* all test memory */
 	uint64_t slot_size;
 	uint64_t pages_per_vcpu;
+	struct timespec start_time;		/* vCPUs released by memstress_start() */
 	struct memstress_vcpu_stats *stats;	/* per vCPU, updated by its thread */
 	/* Optional: called in the vCPU thread after each pass report. */
 	void (*on_pass)(struct memstress *ms, uint32_t vcpu, uint64_t iteration,
 			uint64_t reads, uint64_t writes);
 	/*
 	 * Optional: called in the vCPU thread for an exit that is not a ucall
-	 * (e.g. KVM_EXIT_DIRTY_RING_FULL).  Return true when handled; the vCPU
-	 * then re-enters the guest.  Unhandled exits fail the test.
+	 * (e.g. KVM_EXIT_DIRTY_RING_FULL, or KVM_EXIT_MEMORY_FAULT from an
+	 * EFAULT KVM_RUN).  Return true when handled; the vCPU then re-enters
+	 * the guest.  Unhandled exits fail the test.
 	 */
 	bool (*on_exit)(struct memstress *ms, struct kvm_vcpu *vcpu);
 	/* Optional: called about every millisecond while the host waits for vCPUs. */

@@ -33,6 +33,8 @@ void ucall(uint64_t cmd, int nargs, ...);
 void ucall_arch_do(struct ucall *uc);	/* per arch */
 void __attribute__((noreturn)) guest_assert_fail(const char *file, int line, const char *expr,
 						 int nvals, uint64_t a, uint64_t b);
+void __attribute__((noreturn, format(printf, 3, 4)))
+guest_fail(const char *file, int line, const char *fmt, ...);
 int guest_vsnprintf(char *buf, int len, const char *fmt, va_list ap);
 int guest_snprintf(char *buf, int len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void guest_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -53,6 +55,9 @@ void __attribute__((noreturn)) guest_code_returned(void);
 		if (__a != __b)                                             \
 			guest_assert_fail(__FILE__, __LINE__, #a " == " #b, 2, __a, __b); \
 	} while (0)
+
+/* Fail the test from the guest with a formatted message (and file:line). */
+#define GUEST_FAIL(...) guest_fail(__FILE__, __LINE__, __VA_ARGS__)
 
 #define UCALL_NARGS(...) UCALL_NARGS_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
 #define UCALL_NARGS_(a1, a2, a3, a4, a5, a6, n, ...) n

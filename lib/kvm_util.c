@@ -363,6 +363,11 @@ int _vcpu_run(struct kvm_vcpu *vcpu)
 			vcpu_eintr_hook(vcpu);
 		return -EINTR;
 	}
+	/* With KVM_CAP_MEMORY_FAULT_INFO, EFAULT comes with the faulting range. */
+	if (ret < 0 && errno == EFAULT && vcpu->run->exit_reason == KVM_EXIT_MEMORY_FAULT) {
+		vcpu->last_exit_reason = KVM_EXIT_MEMORY_FAULT;
+		return -EFAULT;
+	}
 	TEST_ASSERT(ret == 0, "KVM_RUN on vCPU %u failed: errno %d (%s)%s", vcpu->id, errno,
 		    strerror(errno), errno == EFAULT ?
 		    "; KVM could not access guest memory (a memslot's backing went away?)" : "");
@@ -372,8 +377,12 @@ int _vcpu_run(struct kvm_vcpu *vcpu)
 
 void vcpu_run(struct kvm_vcpu *vcpu)
 {
-	while (_vcpu_run(vcpu) == -EINTR)
+	int ret;
+
+	while ((ret = _vcpu_run(vcpu)) == -EINTR)
 		;
+	if (ret == -EFAULT)
+		vcpu_unexpected_exit(vcpu);
 }
 
 const char *exit_reason_str(uint32_t reason)
@@ -425,6 +434,12 @@ void vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent)
 		fprintf(f, ", suberror %u", run->internal.suberror);
 		for (uint32_t i = 0; i < run->internal.ndata && i < 16; i++)
 			fprintf(f, " data[%u]=0x%llx", i, (unsigned long long)run->internal.data[i]);
+		break;
+	case KVM_EXIT_MEMORY_FAULT:
+		fprintf(f, ", gpa 0x%llx size 0x%llx flags 0x%llx",
+			(unsigned long long)kvm_run_memory_fault(run)->gpa,
+			(unsigned long long)kvm_run_memory_fault(run)->size,
+			(unsigned long long)kvm_run_memory_fault(run)->flags);
 		break;
 	case KVM_EXIT_FAIL_ENTRY:
 		fprintf(f, ", hardware reason 0x%llx",

@@ -155,6 +155,7 @@ static void vcpu_pass_done(struct memstress *ms, struct kvm_vcpu *vcpu, const st
 	if (uc->args[4]) {
 		st->passes++;
 		st->last_iteration = iteration;
+		st->last_pass_end = ts_now();
 	} else {
 		st->partial_passes++;
 	}
@@ -183,8 +184,15 @@ static void memstress_vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
 	struct ucall uc;
 
 	while (!ms->stop) {
-		if (_vcpu_run(vcpu) == -EINTR)
+		int ret = _vcpu_run(vcpu);
+
+		if (ret == -EINTR)
 			continue;	/* interrupted: just go back in */
+		if (ret == -EFAULT) {	/* KVM_EXIT_MEMORY_FAULT */
+			if (ms->on_exit && ms->on_exit(ms, vcpu))
+				continue;
+			vcpu_unexpected_exit(vcpu);
+		}
 		switch (get_ucall(vcpu, &uc)) {
 		case UCALL_SYNC:
 			vcpu_pass_done(ms, vcpu, &uc);
@@ -213,6 +221,7 @@ void memstress_start(struct memstress *ms)
 	ms->nr_completed = 0;
 	ms->gargs->iteration = 0;
 	ms->started = true;
+	ms->start_time = ts_now();
 	watchdog_start(ms->vm, timeout);
 	vcpu_threads_start(ms->vm, memstress_vcpu_thread, ms, ms->p.cpus, ms->p.nr_cpus);
 }

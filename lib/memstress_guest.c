@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Guest half of memstress: walk pages, read or write, report each pass. */
 #include "memstress.h"
+#include "page_source.h"
 #include "ucall.h"
 
 struct memstress_guest_args memstress_args;
@@ -17,6 +18,22 @@ static uint32_t rand_next(uint32_t *state)
 	return x;
 }
 
+/* The page at gva (== gpa) must hold what its source supplied. */
+static void check_page(uint64_t gva, uint64_t page_size, uint32_t how)
+{
+	uint64_t last = gva + page_size - 8;
+	uint64_t want_first = how == MEMSTRESS_CHECK_ZERO ? 0 : page_pattern_word(gva);
+	uint64_t want_last = how == MEMSTRESS_CHECK_ZERO ? 0 : page_pattern_word(last);
+	uint64_t first_word = *(volatile uint64_t *)gva, last_word = *(volatile uint64_t *)last;
+
+	if (first_word != want_first)
+		GUEST_FAIL("page content: gpa 0x%lx holds 0x%lx, the source supplied 0x%lx",
+			   gva, first_word, want_first);
+	if (last_word != want_last)
+		GUEST_FAIL("page content: gpa 0x%lx holds 0x%lx, the source supplied 0x%lx",
+			   last, last_word, want_last);
+}
+
 void memstress_guest_code(uint32_t vcpu_idx)
 {
 	struct memstress_guest_args *a = &memstress_args;
@@ -31,6 +48,9 @@ void memstress_guest_code(uint32_t vcpu_idx)
 		for (i = 0; i < va->pages && !a->stop; i++) {
 			uint64_t page = a->random_access ? rand_next(&rand) % va->pages : i;
 			volatile uint64_t *addr = (volatile uint64_t *)(va->gva + page * a->page_size);
+
+			if (a->check_content)
+				check_page((uint64_t)addr, a->page_size, a->check_content);
 
 			if (a->write_percent == 100 ||
 			    (a->write_percent && rand_next(&rand) % 100 < a->write_percent)) {

@@ -33,6 +33,26 @@ void guest_assert_fail(const char *file, int line, const char *expr, int nvals,
 		ucall_arch_do(&uc);
 }
 
+void guest_fail(const char *file, int line, const char *fmt, ...)
+{
+	struct ucall uc;
+	va_list ap;
+	int n;
+
+	uc.cmd = UCALL_ABORT;
+	uc.nargs = 4;
+	uc.args[0] = line;
+	uc.args[1] = 0;
+	n = guest_snprintf(uc.buffer, sizeof(uc.buffer), "%s:%d: ", file, line);
+	if (n > (int)sizeof(uc.buffer) - 1)
+		n = sizeof(uc.buffer) - 1;
+	va_start(ap, fmt);
+	guest_vsnprintf(uc.buffer + n, sizeof(uc.buffer) - n, fmt, ap);
+	va_end(ap);
+	for (;;)
+		ucall_arch_do(&uc);
+}
+
 void guest_code_returned(void)
 {
 	guest_assert_fail(__FILE__, __LINE__, "the guest entry function returned", 0, 0, 0);

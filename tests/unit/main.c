@@ -19,5 +19,7 @@
 #include "host_desc_test.inc"
 #include "topology_test.inc"
 #include "record_test.inc"
+#include "page_source_test.inc"
+#include "uffd_test.inc"
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* demand_paging: shared state of the benchmark's files. */
+#ifndef DP_H
+#define DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "memstress.h"
+#include "page_source.h"
+#include "uffd.h"
+
+#define DP_MAX_SWEEP 32
+
+struct dp_opts {
+	struct memstress_params ms;	/* -v -b -s -o -c */
+	enum uffd_mode mode;		/* -u */
+	bool one_uffd;			/* -a */
+	unsigned int delay_us;		/* -d */
+	int readers;			/* -r, per uffd */
+	bool mem_fault_exits;		/* -w */
+	struct page_source src;		/* --source */
+	bool source_set;
+	uint32_t sweep[DP_MAX_SWEEP];	/* --sweep-vcpus */
+	int nr_sweep;
+	unsigned int repeat;		/* --repeat */
+	const char *json_path;
+	int cpus[KMP_MAX_VCPUS + 1];
+};
+
+/* One run's results. */
+struct dp_result {
+	uint32_t vcpus;
+	bool mem_fault_exits;
+	struct timespec total;		/* Total guest execution time */
+	double vcpu_rate;		/* pages/s per vCPU, upstream's figure */
+	double overall_rate;		/* pages/s */
+	uint64_t pages;			/* pages touched, all vCPUs */
+	struct uffd_fault_stats faults;	/* summed over uffds and readers */
+	uint64_t mem_fault_exits_seen;	/* KVM_EXIT_MEMORY_FAULT handled */
+	uint64_t mem_fault_eexist;	/* ...of which already resolved */
+	uint64_t p50_ns, p99_ns;	/* handler latency per fault */
+};
+
+/* options.c */
+void dp_parse_options(struct dp_opts *o, int argc, char **argv);
+
+/* mem_fault.c: -w, KVM_EXIT_MEMORY_FAULT handled in the vCPU thread. */
+/* NULL when this kernel offers memory-fault exits for uffd memory; else why not. */
+const char *mem_fault_unsupported_reason(const struct dp_opts *o);
+struct dp_run;
+bool mem_fault_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu);
+
+/* paging.c */
+struct dp_run {
+	const struct dp_opts *o;
+	struct memstress *ms;
+	struct uffd_region *regions;
+	int nr_regions;
+	bool mem_fault_exits;
+	uint64_t mem_fault_exits_seen, mem_fault_eexist;
+	struct uffd_fault_stats vcpu_stats[KMP_MAX_VCPUS];	/* -w resolutions */
+};
+/* Run one configuration with nr_vcpus (and -w on or off); fills *res. */
+void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exits,
+		 struct dp_result *res);
+struct uffd_region *dp_region_of(struct dp_run *run, uint64_t hva);
+
+/* results.c */
+void dp_print_result(const struct dp_opts *o, const struct dp_result *r);
+void dp_print_sweep_table(const struct dp_opts *o, const struct dp_result *res, int nr,
+			  const char *w_reason);
+void dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
+		   const char *w_reason, int argc, char **argv, const char *status,
+		   const char *reason);
+
+#endif

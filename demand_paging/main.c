@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * demand_paging: how fast guest page faults are resolved through
+ * userfaultfd, in the format of the kernel's demand_paging_test, and the
+ * seed-002 table of paging rates over vCPU counts with and without
+ * memory-fault exits (--sweep-vcpus).
+ */
+#include <stdlib.h>
+
+#include "dp.h"
+#include "host_desc.h"
+#include "report.h"
+
+static struct dp_opts opts;
+static struct dp_result *results;
+static int nr_results;
+static const char *w_reason;
+static int saved_argc;
+static char **saved_argv;
+
+static void on_early_exit(bool skip, const char *reason)
+{
+	if (skip)
+		ksft_test_result_skip("demand_paging: %s\n", reason);
+	else
+		ksft_test_result_fail("demand_paging: %s\n", reason);
+	dp_write_json(&opts, results, nr_results, w_reason, saved_argc, saved_argv,
+		      skip ? "skip" : "fail", reason);
+}
+
+static void print_params(const struct dp_opts *o)
+{
+	char size[32];
+
+	ksft_print_msg("vCPUs: %u, memory per vCPU: %s%s, backing: %s\n", o->ms.nr_vcpus,
+		       size_format(o->ms.vcpu_bytes, size, sizeof(size)),
+		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src));
+	if (o->mode == UFFD_MODE_NONE)
+		ksft_print_msg("paging: first-touch faults, no userfaultfd\n");
+	else
+		ksft_print_msg("paging: userfaultfd %s, %s, %d reader(s) each, delay %u us, "
+			       "source %s%s\n", uffd_mode_name(o->mode),
+			       o->one_uffd || o->ms.shared ? "one uffd" : "one uffd per vCPU",
+			       o->readers, o->delay_us, page_source_name(&o->src),
+			       o->src.kind == PAGE_SRC_FILE ? (o->src.direct ? " (O_DIRECT)" :
+							       " (buffered)") : "");
+}
+
+static void run_sweep(void)
+{
+	int max = opts.nr_sweep * 2 * opts.repeat;
+
+	results = calloc(max, sizeof(*results));
+	TEST_ASSERT(results, "out of memory");
+	w_reason = mem_fault_unsupported_reason(&opts);
+	for (int i = 0; i < opts.nr_sweep; i++) {
+		for (int w = 0; w <= 1; w++) {
+			if (w && w_reason)
+				continue;
+			for (unsigned int rep = 0; rep < opts.repeat; rep++) {
+				ksft_print_msg("sweep: %u vCPU(s), %s memory-fault exits, run %u/%u\n",
+					       opts.sweep[i], w ? "with" : "without", rep + 1,
+					       opts.repeat);
+				dp_run_once(&opts, opts.sweep[i], w, &results[nr_results++]);
+			}
+		}
+	}
+	dp_print_sweep_table(&opts, results, nr_results, w_reason);
+}
+
+static void run_single(void)
+{
+	if (opts.mem_fault_exits) {
+		w_reason = mem_fault_unsupported_reason(&opts);
+		if (w_reason)
+			test_skip("-w: %s", w_reason);
+	}
+	results = calloc(1, sizeof(*results));
+	TEST_ASSERT(results, "out of memory");
+	dp_run_once(&opts, opts.ms.nr_vcpus, opts.mem_fault_exits, &results[0]);
+	nr_results = 1;
+	dp_print_result(&opts, &results[0]);
+}
+
+int main(int argc, char **argv)
+{
+	struct host_desc host;
+
+	saved_argc = argc;
+	saved_argv = argv;
+	dp_parse_options(&opts, argc, argv);
+
+	ksft_print_header();
+	ksft_set_plan(1);
+	host_desc_read(&host);
+	host_desc_print(&host);
+	print_params(&opts);
+	test_set_fail_hook(on_early_exit);
+
+	if (opts.nr_sweep)
+		run_sweep();
+	else
+		run_single();
+
+	test_set_fail_hook(NULL);
+	ksft_test_result_pass("demand_paging\n");
+	dp_write_json(&opts, results, nr_results, w_reason, argc, argv, "pass", NULL);
+	page_source_close(&opts.src);
+	free(results);
+	ksft_finished();
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * demand_paging options: upstream's letters and meanings (-u -a -d -r -b -s
+ * -v -c -o -m), -w from the memory-fault-exit series, and our long
+ * options.  Every bad value is a one-line usage error before any guest.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp.h"
+#include "guest_modes.h"
+#include "parse.h"
+#include "topology.h"
+
+static void __attribute__((noreturn)) help(const char *name)
+{
+	printf("usage: %s [-h] [-m mode] [-u MISSING|MINOR] [-a] [-d usec] [-r readers]\n"
+	       "       [-b vcpu bytes] [-s mem type] [-v vcpus] [-c cpus] [-o] [-w]\n"
+	       "       [--source zero|pattern|file:PATH] [--sweep-vcpus LIST] [--repeat N]\n"
+	       "       [--json file]\n\n", name);
+	printf(" -u: demand paging through userfaultfd: MISSING (UFFDIO_COPY) or MINOR\n"
+	       "     (UFFDIO_CONTINUE; needs a shared source: shmem or shared_hugetlb)\n"
+	       "     (default: no userfaultfd, plain first-touch faults)\n"
+	       " -a: one userfaultfd for all guest memory, instead of one per vCPU\n"
+	       " -d: microseconds each fault handler waits before resolving (default: 0)\n"
+	       " -r: reader threads per userfaultfd (default: 1)\n"
+	       " -b: memory each vCPU touches, e.g. 64M (default: 1G)\n"
+	       " -s: backing source: %s (default: anonymous)\n"
+	       " -v: number of vCPUs (default: 1)\n"
+	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
+	       " -o: all vCPUs share one region instead of one each\n"
+	       " -m: guest mode ID (kernel selftests' numbering)\n"
+	       " -w: memory-fault exits: vCPU threads resolve their own faults from\n"
+	       "     KVM_EXIT_MEMORY_FAULT, where the kernel offers such exits\n"
+	       " --source: page contents for -u MISSING: zero, pattern (default), or\n"
+	       "     file:PATH, an image read with libaio (make one with --write-image)\n"
+	       " --write-image PATH: write a pattern image for these options and exit\n"
+	       " --sweep-vcpus LIST: run each vCPU count (e.g. 1,2,4,8) with and without -w\n"
+	       "     and print the rate table\n"
+	       " --repeat N: runs averaged per sweep cell (default: 1)\n"
+	       " --json FILE: write the result record to FILE\n", backing_src_names());
+	exit(0);
+}
+
+enum { OPT_SOURCE = 256, OPT_SWEEP, OPT_REPEAT, OPT_JSON, OPT_WRITE_IMAGE };
+
+static const struct option long_opts[] = {
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "sweep-vcpus", required_argument, NULL, OPT_SWEEP },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "write-image", required_argument, NULL, OPT_WRITE_IMAGE },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static void parse_sweep(struct dp_opts *o, const char *s)
+{
+	int list[DP_MAX_SWEEP];
+	char err[128];
+	int n = parse_cpu_list(s, list, DP_MAX_SWEEP, err, sizeof(err));
+	uint32_t max = memstress_max_vcpus();
+
+	/* Same grammar as a CPU list: "1,2,4,8" or "1-4". */
+	if (n <= 0)
+		usage_error("--sweep-vcpus '%s': %s (use e.g. 1,2,4,8)", s, n ? err : "empty");
+	for (int i = 0; i < n; i++) {
+		if (list[i] < 1 || (uint32_t)list[i] > max)
+			usage_error("--sweep-vcpus '%s': %d vCPUs; each count must be between 1 "
+				    "and %u", s, list[i], max);
+		o->sweep[i] = list[i];
+	}
+	o->nr_sweep = n;
+}
+
+/* The whole test memory is one range of the source, from its first gpa. */
+static uint64_t test_bytes(const struct dp_opts *o, uint32_t vcpus)
+{
+	uint64_t bytes = ALIGN_UP(o->ms.vcpu_bytes, SZ_4K);
+
+	return ALIGN_UP(o->ms.shared ? bytes : bytes * vcpus, backing_src_page_size(o->ms.src));
+}
+
+void dp_parse_options(struct dp_opts *o, int argc, char **argv)
+{
+	const char *cpu_list = NULL, *image = NULL;
+	uint32_t max_vcpus;
+	int opt, src;
+
+	memstress_params_init(&o->ms);
+	o->readers = 1;
+	o->repeat = 1;
+	o->src.kind = PAGE_SRC_PATTERN;
+	o->src.fd = -1;
+
+	while ((opt = getopt_long(argc, argv, "ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			o->one_uffd = true;
+			break;
+		case 'b':
+			o->ms.vcpu_bytes = parse_size_opt("-b", optarg);
+			break;
+		case 'c':
+			cpu_list = optarg;
+			break;
+		case 'd':
+			o->delay_us = parse_u64_opt("-d", optarg, 0, 10 * 1000 * 1000);
+			break;
+		case 'm':
+			guest_mode_parse_opt("-m", optarg);
+			break;
+		case 'o':
+			o->ms.shared = true;
+			break;
+		case 'r':
+			o->readers = parse_u64_opt("-r", optarg, 1, 256);
+			break;
+		case 's':
+			src = backing_src_parse(optarg);
+			if (src < 0)
+				usage_error("-s '%s': unknown backing source; use one of: %s", optarg,
+					    backing_src_names());
+			o->ms.src = src;
+			break;
+		case 'u':
+			o->mode = uffd_mode_parse_opt("-u", optarg);
+			break;
+		case 'v':
+			o->ms.nr_vcpus = parse_u64_opt("-v", optarg, 1, memstress_max_vcpus());
+			break;
+		case 'w':
+			o->mem_fault_exits = true;
+			break;
+		case OPT_SOURCE:
+			page_source_parse_opt(&o->src, "--source", optarg);
+			o->source_set = true;
+			break;
+		case OPT_SWEEP:
+			parse_sweep(o, optarg);
+			break;
+		case OPT_REPEAT:
+			o->repeat = parse_u64_opt("--repeat", optarg, 1, 1000);
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case OPT_WRITE_IMAGE:
+			image = optarg;
+			break;
+		case 'h':
+			help(argv[0]);
+		default:
+			usage_error("unknown option; see -h");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+
+	if (o->mode == UFFD_MODE_MINOR && !backing_src_is_shared(o->ms.src))
+		usage_error("-u MINOR: needs a shared backing source (-s shmem or shared_hugetlb), "
+			    "not '%s'", backing_src_name(o->ms.src));
+	if (o->mode == UFFD_MODE_NONE && (o->source_set || o->one_uffd || o->delay_us ||
+					  o->readers != 1))
+		usage_error("--source, -a, -d and -r apply to userfaultfd paging: add -u MISSING "
+			    "or -u MINOR");
+	if (o->mem_fault_exits && o->mode == UFFD_MODE_NONE)
+		usage_error("-w: memory-fault exits resolve userfaultfd faults: add -u MISSING or "
+			    "-u MINOR");
+	if (cpu_list) {
+		o->ms.nr_cpus = topology_parse_cpus_opt("-c", cpu_list, o->cpus,
+							ARRAY_SIZE(o->cpus));
+		if (o->ms.nr_cpus < (int)o->ms.nr_vcpus || o->ms.nr_cpus > (int)o->ms.nr_vcpus + 1)
+			usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus "
+				    "optionally one for the main thread", cpu_list, o->ms.nr_cpus,
+				    o->ms.nr_vcpus);
+		if (o->nr_sweep)
+			usage_error("-c: pinning is per vCPU count; not with --sweep-vcpus");
+		o->ms.cpus = o->cpus;
+	}
+	memstress_params_check(&o->ms);
+
+	/* The source must cover the largest run (checked now: no guest yet). */
+	max_vcpus = o->ms.nr_vcpus;
+	for (int i = 0; i < o->nr_sweep; i++)
+		if (o->sweep[i] > max_vcpus)
+			max_vcpus = o->sweep[i];
+	if (image) {
+		page_source_write_image(image, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
+		printf("wrote %s: %lu bytes of pattern for guest memory at 0x%lx\n", image,
+		       (unsigned long)test_bytes(o, max_vcpus),
+		       (unsigned long)arch_test_mem_gpa(NULL));
+		exit(0);
+	}
+	page_source_open(&o->src, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One demand-paging run: a VM whose vCPUs each touch their memory once, in
+ * order, checking every page's content; guest memory registered with
+ * userfaultfd (one uffd per vCPU region, or one for all with -a or -o) and
+ * resolved by reader threads, or by the vCPU threads themselves on
+ * KVM_EXIT_MEMORY_FAULT (-w).  Timing is upstream's: from releasing the
+ * vCPUs until the last one has touched all of its memory.
+ */
+#include <stdlib.h>
+
+#include "dp.h"
+#include "report.h"
+
+struct uffd_region *dp_region_of(struct dp_run *run, uint64_t hva)
+{
+	for (int i = 0; i < run->nr_regions; i++) {
+		struct uffd_region *r = &run->regions[i];
+
+		if (hva >= (uint64_t)(uintptr_t)r->hva && hva - (uint64_t)(uintptr_t)r->hva < r->size)
+			return &run->regions[i];
+	}
+	TEST_FAIL("hva 0x%lx is in no userfaultfd region", (unsigned long)hva);
+}
+
+static void regions_create(struct dp_run *run, uint64_t per_vcpu)
+{
+	const struct dp_opts *o = run->o;
+	struct memstress *ms = run->ms;
+	struct mem_region *slot = vm_mem_region(ms->vm, memstress_slot(ms, 0));
+	uint64_t page = slot->backing.page_size;
+	bool one = o->one_uffd || o->ms.shared;
+
+	run->nr_regions = one ? 1 : ms->p.nr_vcpus;
+	run->regions = calloc(run->nr_regions, sizeof(*run->regions));
+	TEST_ASSERT(run->regions, "out of memory");
+	for (int i = 0; i < run->nr_regions; i++) {
+		uint64_t off = one ? 0 : i * per_vcpu, size = one ? ms->size : per_vcpu;
+
+		uffd_region_init(&run->regions[i], o->mode, (char *)slot->backing.hva + off,
+				 slot->backing.alias ? (char *)slot->backing.alias + off : NULL,
+				 size, page, (struct page_source *)&o->src, off, o->delay_us);
+	}
+	for (int i = 0; i < run->nr_regions; i++)
+		uffd_region_start(&run->regions[i], o->readers);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sum every region's readers and the vCPUs' own resolutions; check counts. */
+static void regions_finish(struct dp_run *run, struct dp_result *res)
+{
+	struct uffd_fault_stats *sum = &res->faults;
+	uint64_t unresolved = 0, multiple = 0;
+
+	for (int i = 0; i < run->nr_regions; i++) {
+		struct uffd_fault_stats st;
+		uint64_t u, m;
+
+		uffd_region_stop(&run->regions[i]);
+		uffd_region_stats(&run->regions[i], &st);
+		uffd_region_check_counts(&run->regions[i], &u, &m);
+		unresolved += u;
+		multiple += m;
+		sum->faults += st.faults;
+		sum->resolved += st.resolved;
+		sum->eexist += st.eexist;
+		sum->handler_ns += st.handler_ns;
+		sum->ioctl_ns += st.ioctl_ns;
+		sum->latency_ns = realloc(sum->latency_ns,
+					  (sum->latency_cap + st.faults + 1) * sizeof(uint64_t));
+		TEST_ASSERT(sum->latency_ns, "out of memory");
+		memcpy(sum->latency_ns + sum->latency_cap, st.latency_ns,
+		       st.faults * sizeof(uint64_t));
+		sum->latency_cap += st.faults;
+		free(st.latency_ns);
+		uffd_region_free(&run->regions[i]);
+	}
+	for (uint32_t v = 0; v < run->ms->p.nr_vcpus; v++) {
+		sum->resolved += run->vcpu_stats[v].resolved;
+		sum->eexist += run->vcpu_stats[v].eexist;
+	}
+	free(run->regions);
+	TEST_ASSERT(!unresolved && !multiple,
+		    "userfaultfd: %lu page(s) never resolved and %lu resolved more than once "
+		    "(EEXIST races are counted apart: %lu)", (unsigned long)unresolved,
+		    (unsigned long)multiple, (unsigned long)sum->eexist);
+	if (sum->latency_cap) {
+		qsort(sum->latency_ns, sum->latency_cap, sizeof(uint64_t), cmp_u64);
+		res->p50_ns = sum->latency_ns[sum->latency_cap / 2];
+		res->p99_ns = sum->latency_ns[(sum->latency_cap * 99) / 100];
+	}
+	free(sum->latency_ns);
+	sum->latency_ns = NULL;
+}
+
+void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exits,
+		 struct dp_result *res)
+{
+	struct memstress_params p = o->ms;
+	struct dp_run run = { .o = o, .mem_fault_exits = mem_fault_exits };
+	struct memstress_guest_args *ga;
+	struct timespec total;
+
+	memset(res, 0, sizeof(*res));
+	p.nr_vcpus = nr_vcpus;
+	if (p.nr_cpus && p.nr_cpus < (int)nr_vcpus)
+		p.cpus = NULL, p.nr_cpus = 0;
+	run.ms = memstress_create(&p);
+	run.ms->priv = &run;
+	ga = run.ms->gargs;
+	ga->write_percent = 100;
+	ga->random_access = 0;
+	/* Anonymous first touch is zeroes; uffd pages are what the source supplied. */
+	ga->check_content = o->mode == UFFD_MODE_NONE || o->src.kind == PAGE_SRC_ZERO ?
+			    MEMSTRESS_CHECK_ZERO : MEMSTRESS_CHECK_PATTERN;
+
+	if (o->mode != UFFD_MODE_NONE)
+		regions_create(&run, run.ms->pages_per_vcpu * SZ_4K);
+	if (mem_fault_exits) {
+		run.ms->on_exit = mem_fault_on_exit;
+	}
+
+	memstress_start(run.ms);
+	memstress_wait_iteration(run.ms);
+	total = ts_elapsed(run.ms->start_time);
+	memstress_stop(run.ms);
+
+	if (o->mode != UFFD_MODE_NONE)
+		regions_finish(&run, res);
+	res->vcpus = nr_vcpus;
+	res->mem_fault_exits = mem_fault_exits;
+	res->total = total;
+	res->pages = run.ms->pages_per_vcpu * nr_vcpus;
+	/* Upstream's figures: one vCPU's pages over the total time, times vCPUs. */
+	res->vcpu_rate = rate_per_sec(run.ms->pages_per_vcpu, total);
+	res->overall_rate = res->vcpu_rate * nr_vcpus;
+	res->mem_fault_exits_seen = run.mem_fault_exits_seen;
+	res->mem_fault_eexist = run.mem_fault_eexist;
+	memstress_destroy(run.ms);
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* demand_paging results: upstream's lines, the seed-002 table, the JSON record. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "dp.h"
+#include "host_desc.h"
+#include "json.h"
+#include "record.h"
+#include "report.h"
+
+/* Share of the handler's time spent outside UFFDIO_COPY/CONTINUE. */
+static double outside_ioctl(const struct dp_result *r)
+{
+	if (!r->faults.handler_ns)
+		return 0;
+	return (double)(r->faults.handler_ns - r->faults.ioctl_ns) / r->faults.handler_ns;
+}
+
+void dp_print_result(const struct dp_opts *o, const struct dp_result *r)
+{
+	printf("Total guest execution time:\t" TS_FMT "\n", TS_ARGS(r->total));
+	printf("Per-vcpu demand paging rate:\t%f pgs/sec/vcpu\n", r->vcpu_rate);
+	printf("Overall demand paging rate:\t%f pgs/sec\n", r->overall_rate);
+	if (o->mode == UFFD_MODE_NONE)
+		return;
+	ksft_print_msg("userfaultfd: %lu faults, %lu resolved, %lu EEXIST races; handler "
+		       "latency p50 %.1f us, p99 %.1f us; %.1f%% of handler time outside the "
+		       "resolving ioctl\n", (unsigned long)r->faults.faults,
+		       (unsigned long)r->faults.resolved, (unsigned long)r->faults.eexist,
+		       r->p50_ns / 1000.0, r->p99_ns / 1000.0, 100 * outside_ioctl(r));
+	if (r->mem_fault_exits)
+		ksft_print_msg("memory-fault exits: %lu handled by vCPU threads (%lu already "
+			       "resolved)\n", (unsigned long)r->mem_fault_exits_seen,
+			       (unsigned long)r->mem_fault_eexist);
+}
+
+/* Mean overall rate, in thousands of pages/s, of the runs for (vcpus, w). */
+static double mean_krate(const struct dp_result *res, int nr, uint32_t vcpus, bool w, int *n)
+{
+	double sum = 0;
+
+	*n = 0;
+	for (int i = 0; i < nr; i++)
+		if (res[i].vcpus == vcpus && res[i].mem_fault_exits == w) {
+			sum += res[i].overall_rate / 1000;
+			(*n)++;
+		}
+	return *n ? sum / *n : NAN;
+}
+
+void dp_print_sweep_table(const struct dp_opts *o, const struct dp_result *res, int nr,
+			  const char *w_reason)
+{
+	printf("vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap)\n");
+	for (int i = 0; i < o->nr_sweep; i++) {
+		int n_without, n_with;
+		double without = mean_krate(res, nr, o->sweep[i], false, &n_without);
+		double with = mean_krate(res, nr, o->sweep[i], true, &n_with);
+
+		if (n_with)
+			printf("%u %.0f %.0f\n", o->sweep[i], without, with);
+		else
+			printf("%u %.0f n/a\n", o->sweep[i], without);
+	}
+	ksft_print_msg("rates in thousands of pages/s, mean of %u run(s) each\n", o->repeat);
+	if (w_reason)
+		ksft_print_msg("n/a: %s\n", w_reason);
+}
+
+static void write_params(struct json *j, const struct dp_opts *o)
+{
+	json_object_begin(j, "params");
+	json_u64(j, "vcpus", o->ms.nr_vcpus);
+	json_u64(j, "vcpu_bytes", o->ms.vcpu_bytes);
+	json_string(j, "backing_src", backing_src_name(o->ms.src));
+	json_bool(j, "overlap", o->ms.shared);
+	json_string(j, "uffd_mode", uffd_mode_name(o->mode));
+	json_bool(j, "one_uffd", o->one_uffd);
+	json_u64(j, "delay_us", o->delay_us);
+	json_u64(j, "readers", o->readers);
+	json_bool(j, "mem_fault_exits", o->mem_fault_exits);
+	json_string(j, "source", page_source_name(&o->src));
+	json_array_begin(j, "sweep_vcpus");
+	for (int i = 0; i < o->nr_sweep; i++)
+		json_u64(j, NULL, o->sweep[i]);
+	json_array_end(j);
+	json_u64(j, "repeat", o->repeat);
+	json_object_end(j);
+}
+
+static void write_run(struct json *j, const struct dp_result *r)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "vcpus", r->vcpus);
+	json_bool(j, "mem_fault_exits", r->mem_fault_exits);
+	json_object_begin(j, "figures");
+	record_figure(j, "total_guest_execution_time", "s", ts_to_sec(r->total), NULL, 0);
+	record_figure(j, "per_vcpu_paging_rate", "pages/s/vcpu", r->vcpu_rate, NULL, 0);
+	record_figure(j, "overall_paging_rate", "pages/s", r->overall_rate, NULL, 0);
+	record_figure(j, "pages", "pages", r->pages, NULL, 0);
+	record_figure(j, "uffd_faults", "faults", r->faults.faults, NULL, 0);
+	record_figure(j, "uffd_eexist", "faults", r->faults.eexist, NULL, 0);
+	record_figure(j, "handler_latency_p50", "ns", r->p50_ns, NULL, 0);
+	record_figure(j, "handler_latency_p99", "ns", r->p99_ns, NULL, 0);
+	record_figure(j, "handler_time", "ns", r->faults.handler_ns, NULL, 0);
+	record_figure(j, "handler_ioctl_time", "ns", r->faults.ioctl_ns, NULL, 0);
+	record_figure(j, "handler_outside_ioctl_share", "ratio", outside_ioctl(r), NULL, 0);
+	record_figure(j, "mem_fault_exits", "exits", r->mem_fault_exits_seen, NULL, 0);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+void dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
+		   const char *w_reason, int argc, char **argv, const char *status,
+		   const char *reason)
+{
+	struct host_desc host;
+	struct json j;
+
+	if (!o->json_path)
+		return;
+	host_desc_read(&host);
+	record_begin(&j, "demand_paging", argc, argv, &host);
+	write_params(&j, o);
+	json_string(&j, "mem_fault_exits_unsupported", w_reason);
+	if (nr == 1 && !o->nr_sweep) {
+		json_object_begin(&j, "figures");
+		record_figure(&j, "total_guest_execution_time", "s", ts_to_sec(res->total),
+			      NULL, 0);
+		record_figure(&j, "per_vcpu_paging_rate", "pages/s/vcpu", res->vcpu_rate, NULL, 0);
+		record_figure(&j, "overall_paging_rate", "pages/s", res->overall_rate, NULL, 0);
+		json_object_end(&j);
+	}
+	json_array_begin(&j, "runs");
+	for (int i = 0; i < nr; i++)
+		write_run(&j, &res[i]);
+	json_array_end(&j);
+	record_end(&j, status, reason, o->json_path);
+	json_free(&j);
+}
