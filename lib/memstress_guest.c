@@ -54,7 +54,14 @@ void memstress_guest_code(uint32_t vcpu_idx)
 
 			if (a->write_percent == 100 ||
 			    (a->write_percent && rand_next(&rand) % 100 < a->write_percent)) {
-				*addr = iteration;
+				/*
+				 * Checked pages keep their first and last words
+				 * for other vCPUs (-o) to check: write the middle.
+				 */
+				if (a->check_content)
+					addr[a->page_size / 16] = iteration;
+				else
+					*addr = iteration;
 				writes++;
 			} else {
 				(void)*addr;

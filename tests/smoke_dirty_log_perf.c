@@ -7,93 +7,24 @@
  * iteration's log must hold exactly every page: a figure KVM produced,
  * checked against what the guest did.
  */
-#include <limits.h>
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
-#include "child.h"
-#include "jansson_view.h"
-
-#define OUT_LEN (64 * 1024)
-
-struct run {
-	int code;		/* exit code, -1 if killed */
-	char out[OUT_LEN];	/* stdout + stderr */
-	char json[128];
-	struct jv_doc *doc;	/* the record, NULL if none was written */
-};
-
-static void exec_tool(const void *arg)
-{
-	char *const *argv = arg;
-	char path[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-
-	/* dirty_log_perf is installed next to the smoke tests. */
-	path[n > 0 ? n : 0] = 0;
-	slash = strrchr(path, '/');
-	strcpy(slash ? slash + 1 : path, "dirty_log_perf");
-	execv(path, argv);
-	perror(path);
-	_exit(127);
-}
+#include "tool_run.h"
 
 /* Run dirty_log_perf with args (a NULL-terminated list) plus --json. */
-static void run_dlp(struct run *r, const char *const *args)
+static void run_dlp(struct tool_run *r, const char *const *args)
 {
-	const char *argv[64] = { "dirty_log_perf" };
-	static int seq;
-	int argc = 1, status;
-	char *text;
-	size_t len;
-	FILE *f;
-
-	snprintf(r->json, sizeof(r->json), "/tmp/kmp-smoke-dlp-%d-%d.json", getpid(), seq++);
-	for (; *args; args++)
-		argv[argc++] = *args;
-	argv[argc++] = "--json";
-	argv[argc++] = r->json;
-	argv[argc] = NULL;
-	status = run_child(exec_tool, argv, r->out, sizeof(r->out), NULL);
-	r->code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-
-	r->doc = NULL;
-	f = fopen(r->json, "r");
-	if (!f)
-		return;
-	text = calloc(1, 1 << 20);
-	len = fread(text, 1, (1 << 20) - 1, f);
-	text[len] = 0;
-	fclose(f);
-	r->doc = jv_parse(text, true, NULL, 0);
-	free(text);
+	tool_run(r, "dirty_log_perf", args);
 }
 
-static void run_free(struct run *r)
+static uint64_t figure_value(const struct tool_run *r, const char *fig)
 {
-	jv_free(r->doc);
-	unlink(r->json);
-}
-
-/* The record validates against docs/results-schema.json. */
-static int schema_check(const char *path)
-{
-	char cmd[PATH_MAX + 256];
-
-	snprintf(cmd, sizeof(cmd), "%s/scripts/check-record.py %s >&2", KMP_SRC_DIR, path);
-	return system(cmd);
-}
-
-static uint64_t figure_value(const struct run *r, const char *fig)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "figures/%s/value", fig);
-	return (uint64_t)jv_number(r->doc, path);
+	return (uint64_t)tool_figure(r, "", fig);
 }
 
 /* Common checks of a passing run with `iters` iterations. */
-static void check_pass(struct __test_metadata *_metadata, struct run *r, int iters)
+static void check_pass(struct __test_metadata *_metadata, struct tool_run *r, int iters)
 {
 	char line[64];
 
@@ -102,7 +33,7 @@ static void check_pass(struct __test_metadata *_metadata, struct run *r, int ite
 	ASSERT_EQ(0, r->code);
 	ASSERT_NE(NULL, r->doc);
 	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
-	ASSERT_EQ(0, schema_check(r->json));
+	ASSERT_EQ(0, tool_schema_check(r));
 	snprintf(line, sizeof(line), "Test iterations: %d\n", iters);
 	ASSERT_NE(NULL, strstr(r->out, line));
 	ASSERT_NE(NULL, strstr(r->out, "Populate memory time: "));
@@ -120,7 +51,7 @@ static void check_pass(struct __test_metadata *_metadata, struct run *r, int ite
 }
 
 /* Lockstep, -w 100, in order: each iteration's log is exactly every page. */
-static void check_exact(struct __test_metadata *_metadata, struct run *r, int iters,
+static void check_exact(struct __test_metadata *_metadata, struct tool_run *r, int iters,
 			uint64_t pages)
 {
 	char path[64];
@@ -138,13 +69,13 @@ static void check_exact(struct __test_metadata *_metadata, struct run *r, int it
 	{                                                                      \
 		const char *args[] = { "-v", "2", "-b", "4M", "-i", "3", "-s", \
 				       #name, "--verify", NULL };              \
-		struct run *r = calloc(1, sizeof(*r));                         \
+		struct tool_run *r = calloc(1, sizeof(*r));                         \
 									       \
 		run_dlp(r, args);                                              \
 		check_pass(_metadata, r, 3);                                   \
 		check_exact(_metadata, r, 3, 2 * 1024);                        \
 		ASSERT_NE(NULL, strstr(r->out, "Iteration 3 clear dirty log time: ")); \
-		run_free(r);                                                   \
+		tool_run_free(r);                                                   \
 		free(r);                                                       \
 	}
 
@@ -158,7 +89,7 @@ TEST(nonstop_chunked_clear_counts_pages)
 	/* 8M slot, cleared in 1M chunks while 2 vCPUs keep writing. */
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "4", "-j", "-k", "1M",
 			       "-l", "1", "--verify", NULL };
-	struct run *r = calloc(1, sizeof(*r));
+	struct tool_run *r = calloc(1, sizeof(*r));
 	uint64_t touched, reads, writes;
 
 	run_dlp(r, args);
@@ -174,26 +105,26 @@ TEST(nonstop_chunked_clear_counts_pages)
 	/* No dirty-memory phase in nonstop mode. */
 	ASSERT_EQ(NULL, strstr(r->out, "dirty memory time"));
 	ASSERT_EQ(0, figure_value(r, "verify_lost_pages"));
-	run_free(r);
+	tool_run_free(r);
 	free(r);
 }
 
 TEST(two_slots)
 {
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "2", "-x", "2", "--verify", NULL };
-	struct run r;
+	struct tool_run r;
 
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 2);
 	check_exact(_metadata, &r, 2, 2 * 1024);
 	ASSERT_EQ(2, jv_number(r.doc, "params/slots"));
-	run_free(&r);
+	tool_run_free(&r);
 }
 
 TEST(no_manual_protect)
 {
 	const char *args[] = { "-v", "1", "-b", "4M", "-i", "2", "-g", "--verify", NULL };
-	struct run r;
+	struct tool_run r;
 
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 2);
@@ -201,18 +132,18 @@ TEST(no_manual_protect)
 	/* GET clears by itself: no clear lines, no clear figure. */
 	ASSERT_EQ(NULL, strstr(r.out, "clear dirty log time"));
 	ASSERT_EQ(JV_MISSING, jv_type(r.doc, "figures/clear_dirty_log_time"));
-	run_free(&r);
+	tool_run_free(&r);
 }
 
 TEST(run_vcpus_while_disabling)
 {
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "2", "-e", NULL };
-	struct run r;
+	struct tool_run r;
 
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 2);
 	ASSERT_TRUE(jv_type(r.doc, "params/run_while_disabling") == JV_TRUE);
-	run_free(&r);
+	tool_run_free(&r);
 }
 
 TEST(dirty_ring_verify)
@@ -220,7 +151,7 @@ TEST(dirty_ring_verify)
 	/* 1024 pages per vCPU per iteration in a 4096-entry ring: it cannot fill. */
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "3", "--ring", "4096", "--verify",
 			       NULL };
-	struct run r;
+	struct tool_run r;
 
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 3);
@@ -229,14 +160,14 @@ TEST(dirty_ring_verify)
 	ASSERT_NE(NULL, strstr(r.out, "Reset dirty rings over 3 iterations took "));
 	ASSERT_EQ(0, figure_value(&r, "ring_full_exits"));
 	ASSERT_EQ(0, figure_value(&r, "ring_invalid_entries"));
-	run_free(&r);
+	tool_run_free(&r);
 }
 
 /* Bad input: one line naming the option and value, exit 2, no guest started. */
 static void check_usage_error(struct __test_metadata *_metadata, const char *const *args,
 			      const char *expect)
 {
-	struct run r;
+	struct tool_run r;
 
 	run_dlp(&r, args);
 	TH_LOG("%s", r.out);
@@ -245,7 +176,7 @@ static void check_usage_error(struct __test_metadata *_metadata, const char *con
 	ASSERT_EQ(strlen(r.out) - 1, strcspn(r.out, "\n"));	/* one line */
 	ASSERT_EQ(NULL, strstr(r.out, "TAP version"));		/* nothing started */
 	ASSERT_EQ(NULL, r.doc);
-	run_free(&r);
+	tool_run_free(&r);
 }
 
 TEST(bad_input)

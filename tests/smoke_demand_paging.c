@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * demand_paging end to end, at tiny scale, on real KVM: the binary next to
+ * this one runs with --json; the guest checks every page's content against
+ * what the source supplied (a mismatch fails the run with the gpa) and the
+ * binary fails unless every page was resolved exactly once.  Here the
+ * upstream lines, the fault counts and the record are checked.
+ */
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+#include "tool_run.h"
+
+#define PAGES_4M 1024
+
+static void run_dp(struct tool_run *r, const char *const *args)
+{
+	tool_run(r, "demand_paging", args);
+}
+
+static void check_pass(struct __test_metadata *_metadata, struct tool_run *r)
+{
+	if (r->code != 0)
+		TH_LOG("output:\n%s", r->out);
+	ASSERT_EQ(0, r->code);
+	ASSERT_NE(NULL, r->doc);
+	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
+	ASSERT_EQ(0, tool_schema_check(r));
+	ASSERT_NE(NULL, strstr(r->out, "ok 1 demand_paging"));
+}
+
+static void check_lines(struct __test_metadata *_metadata, struct tool_run *r)
+{
+	ASSERT_NE(NULL, strstr(r->out, "Total guest execution time:\t"));
+	ASSERT_NE(NULL, strstr(r->out, "Per-vcpu demand paging rate:\t"));
+	ASSERT_NE(NULL, strstr(r->out, "Overall demand paging rate:\t"));
+	ASSERT_GT(tool_figure(r, "", "overall_paging_rate"), 0);
+}
+
+/* Every page of `pages` was resolved by the uffd (plus counted races). */
+static void check_faults(struct __test_metadata *_metadata, struct tool_run *r, double pages)
+{
+	double faults = tool_figure(r, "runs/0/", "uffd_faults");
+	double eexist = tool_figure(r, "runs/0/", "uffd_eexist");
+
+	ASSERT_EQ(pages, tool_figure(r, "runs/0/", "pages"));
+	/* Each page faulted at least once; the extra faults are the EEXIST races. */
+	ASSERT_GE(faults, pages);
+	ASSERT_EQ(faults - pages, eexist);
+	ASSERT_NE(NULL, strstr(r->out, "resolved"));
+}
+
+TEST(missing_on_anonymous)
+{
+	const char *args[] = { "-u", "MISSING", "-v", "2", "-b", "4M", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dp(r, args);
+	check_pass(_metadata, r);
+	check_lines(_metadata, r);
+	check_faults(_metadata, r, 2 * PAGES_4M);
+	tool_run_free(r);
+	free(r);
+}
+
+TEST(minor_on_shmem_one_uffd_two_readers)
+{
+	const char *args[] = { "-u", "MINOR", "-s", "shmem", "-a", "-r", "2", "-v", "2", "-b",
+			       "4M", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dp(r, args);
+	check_pass(_metadata, r);
+	check_lines(_metadata, r);
+	check_faults(_metadata, r, 2 * PAGES_4M);
+	ASSERT_NE(NULL, strstr(r->out, "userfaultfd MINOR, one uffd, 2 reader(s)"));
+	tool_run_free(r);
+	free(r);
+}
+
+TEST(overlap_races_are_counted)
+{
+	/* Both vCPUs fault the same pages: one resolution each, the rest EEXIST. */
+	const char *args[] = { "-u", "MISSING", "-o", "-r", "2", "-v", "2", "-b", "4M", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dp(r, args);
+	check_pass(_metadata, r);
+	/* With -o each vCPU touches the whole region: upstream counts pages per vCPU. */
+	ASSERT_EQ(2 * PAGES_4M, tool_figure(r, "runs/0/", "pages"));
+	ASSERT_GE(tool_figure(r, "runs/0/", "uffd_faults"), PAGES_4M);
+	tool_run_free(r);
+	free(r);
+}
+
+TEST(file_source_image)
+{
+	const char *image = "/tmp/kmp-smoke-dp-image.bin";
+	const char *write_args[] = { "--write-image", image, "-v", "2", "-b", "4M", NULL };
+	char source[64];
+	const char *args[] = { "-u", "MISSING", "--source", source, "-r", "2", "-v", "2", "-b",
+			       "4M", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	snprintf(source, sizeof(source), "file:%s", image);
+	tool_run(r, "demand_paging", write_args);
+	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
+	tool_run_free(r);
+	run_dp(r, args);
+	check_pass(_metadata, r);
+	check_faults(_metadata, r, 2 * PAGES_4M);
+	ASSERT_NE(NULL, strstr(r->out, "source file:"));
+	tool_run_free(r);
+	unlink(image);
+	free(r);
+}
+
+TEST(sweep_one_and_two)
+{
+	const char *args[] = { "-u", "MINOR", "-s", "shmem", "-a", "-b", "2M",
+			       "--sweep-vcpus", "1,2", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+	bool w_supported;
+
+	run_dp(r, args);
+	check_pass(_metadata, r);
+	ASSERT_NE(NULL, strstr(r->out, "vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap)\n1 "));
+	ASSERT_NE(NULL, strstr(r->out, "\n2 "));
+	/* The -w column is measured, or n/a with the reason given once. */
+	w_supported = jv_type(r->doc, "mem_fault_exits_unsupported") == JV_NULL;
+	if (w_supported) {
+		ASSERT_EQ(4, jv_size(r->doc, "runs"));
+	} else {
+		ASSERT_EQ(2, jv_size(r->doc, "runs"));
+		ASSERT_NE(NULL, strstr(r->out, " n/a\n"));
+		ASSERT_NE(NULL, strstr(r->out, "# n/a: "));
+	}
+	ASSERT_GT(tool_figure(r, "runs/0/", "overall_paging_rate"), 0);
+	tool_run_free(r);
+	free(r);
+}
+
+/* Bad input: a clear one-line error, exit 2, no guest started. */
+TEST(bad_input)
+{
+	static const struct {
+		const char *args[8];
+		const char *expect;
+	} cases[] = {
+		{ { "-u", "BOTH" }, "-u 'BOTH': must be MISSING or MINOR" },
+		{ { "-u", "MINOR" }, "-u MINOR: needs a shared backing source" },
+		{ { "-u", "MISSING", "-r", "0" }, "-r '0': must be between 1 and" },
+		{ { "-u", "MISSING", "-d", "-5" }, "-d '-5'" },
+		{ { "-u", "MISSING", "--source", "file:/nonexistent/x.img" },
+		  "--source 'file:/nonexistent/x.img'" },
+		{ { "-u", "MISSING", "--source", "disk" }, "--source 'disk': unknown page source" },
+		{ { "-u", "MISSING", "--sweep-vcpus", "1,,2" }, "--sweep-vcpus '1,,2'" },
+		{ { "--source", "zero" }, "add -u MISSING or -u MINOR" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tool_run *r = calloc(1, sizeof(*r));
+
+		run_dp(r, cases[i].args);
+		TH_LOG("%s", r->out);
+		ASSERT_EQ(2, r->code);
+		ASSERT_NE(NULL, strstr(r->out, cases[i].expect));
+		ASSERT_EQ(strlen(r->out) - 1, strcspn(r->out, "\n"));
+		ASSERT_EQ(NULL, strstr(r->out, "TAP version"));
+		tool_run_free(r);
+		free(r);
+	}
+}
+
+TEST(short_source_file)
+{
+	const char *image = "/tmp/kmp-smoke-dp-short.bin";
+	const char *write_args[] = { "--write-image", image, "-v", "1", "-b", "2M", NULL };
+	const char *args[] = { "-u", "MISSING", "--source", "file:/tmp/kmp-smoke-dp-short.bin",
+			       "-v", "2", "-b", "2M", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	tool_run(r, "demand_paging", write_args);
+	ASSERT_EQ(0, r->code);
+	tool_run_free(r);
+	run_dp(r, args);
+	ASSERT_EQ(2, r->code);
+	ASSERT_NE(NULL, strstr(r->out, "2097152 bytes, need 4194304")) TH_LOG("%s", r->out);
+	tool_run_free(r);
+	unlink(image);
+	free(r);
+}
+
+TEST_HARNESS_MAIN
