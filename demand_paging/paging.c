@@ -52,6 +52,29 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* sum += st, latency samples appended; st's array is freed. */
+static void stats_merge(struct uffd_fault_stats *sum, struct uffd_fault_stats *st)
+{
+	uint64_t n = st->latency_ns ? st->faults : 0;
+
+	sum->faults += st->faults;
+	sum->resolved += st->resolved;
+	sum->eexist += st->eexist;
+	sum->handler_ns += st->handler_ns;
+	sum->ioctl_ns += st->ioctl_ns;
+	sum->source_ns += st->source_ns;
+	sum->delay_ns += st->delay_ns;
+	if (n) {
+		sum->latency_ns = realloc(sum->latency_ns,
+					  (sum->latency_cap + n) * sizeof(uint64_t));
+		TEST_ASSERT(sum->latency_ns, "out of memory");
+		memcpy(sum->latency_ns + sum->latency_cap, st->latency_ns, n * sizeof(uint64_t));
+		sum->latency_cap += n;
+	}
+	free(st->latency_ns);
+	st->latency_ns = NULL;
+}
+
 /* Sum every region's readers and the vCPUs' own resolutions; check counts. */
 static void regions_finish(struct dp_run *run, struct dp_result *res)
 {
@@ -67,24 +90,11 @@ static void regions_finish(struct dp_run *run, struct dp_result *res)
 		uffd_region_check_counts(&run->regions[i], &u, &m);
 		unresolved += u;
 		multiple += m;
-		sum->faults += st.faults;
-		sum->resolved += st.resolved;
-		sum->eexist += st.eexist;
-		sum->handler_ns += st.handler_ns;
-		sum->ioctl_ns += st.ioctl_ns;
-		sum->latency_ns = realloc(sum->latency_ns,
-					  (sum->latency_cap + st.faults + 1) * sizeof(uint64_t));
-		TEST_ASSERT(sum->latency_ns, "out of memory");
-		memcpy(sum->latency_ns + sum->latency_cap, st.latency_ns,
-		       st.faults * sizeof(uint64_t));
-		sum->latency_cap += st.faults;
-		free(st.latency_ns);
+		stats_merge(sum, &st);
 		uffd_region_free(&run->regions[i]);
 	}
-	for (uint32_t v = 0; v < run->ms->p.nr_vcpus; v++) {
-		sum->resolved += run->vcpu_stats[v].resolved;
-		sum->eexist += run->vcpu_stats[v].eexist;
-	}
+	for (uint32_t v = 0; v < run->ms->p.nr_vcpus; v++)
+		stats_merge(sum, &run->vcpu_stats[v]);
 	free(run->regions);
 	TEST_ASSERT(!unresolved && !multiple,
 		    "userfaultfd: %lu page(s) never resolved and %lu resolved more than once "

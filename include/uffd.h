@@ -40,6 +40,8 @@ struct uffd_fault_stats {
 	uint64_t eexist;		/* another reader (or the vCPU) got there first */
 	uint64_t handler_ns;		/* total time from message to resolved */
 	uint64_t ioctl_ns;		/* of which inside UFFDIO_COPY/CONTINUE */
+	uint64_t source_ns;		/* of which reading the page's content (MISSING) */
+	uint64_t delay_ns;		/* of which the -d delay */
 	uint64_t *latency_ns;		/* per fault, for percentiles (nr = faults) */
 	uint64_t latency_cap;
 };
@@ -81,6 +83,7 @@ void uffd_region_free(struct uffd_region *r);
  * Resolve the page holding addr now, from any thread (used by vCPU threads
  * handling KVM_EXIT_MEMORY_FAULT): COPY or CONTINUE with wake as given.
  * Returns 0, or -EEXIST when it was already resolved (counted in st).
+ * st->latency_ns grows with each call: the caller frees it.
  */
 int uffd_region_resolve(struct uffd_region *r, uint64_t addr, bool wake,
 			struct uffd_fault_stats *st);

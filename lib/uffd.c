@@ -206,10 +206,11 @@ static void uffd_wake(struct uffd_region *r, uint64_t page)
 /*
  * Resolve the page at hva address page (aligned to r->page_size), using buf
  * (page_size bytes, page-aligned) for MISSING content.  Adds the ioctl's
- * time to *ioctl_ns.  Returns 0 or -EEXIST.
+ * time to st->ioctl_ns and the content read's to st->source_ns.  Returns 0
+ * or -EEXIST.
  */
 static int uffd_resolve_page(struct uffd_region *r, uint64_t page, bool wake, void *buf,
-			     uint64_t *ioctl_ns)
+			     struct uffd_fault_stats *st)
 {
 	uint64_t idx = (page - (uint64_t)(uintptr_t)r->hva) / r->page_size;
 	struct timespec t0;
@@ -223,14 +224,16 @@ static int uffd_resolve_page(struct uffd_region *r, uint64_t page, bool wake, vo
 			.mode = wake ? 0 : UFFDIO_COPY_MODE_DONTWAKE,
 		};
 
+		t0 = ts_now();
 		page_source_read(r->src, r->src_off + (page - (uint64_t)(uintptr_t)r->hva), buf,
 				 r->page_size);
+		st->source_ns += ts_to_ns(ts_elapsed(t0));
 		do {
 			copy.copy = 0;
 			t0 = ts_now();
 			ret = ioctl(r->uffd, UFFDIO_COPY, &copy);
 			err = errno;
-			*ioctl_ns += ts_to_ns(ts_elapsed(t0));
+			st->ioctl_ns += ts_to_ns(ts_elapsed(t0));
 		} while (ret && err == EAGAIN);
 		if (ret && err != EEXIST) {
 			errno = err;
@@ -249,7 +252,7 @@ static int uffd_resolve_page(struct uffd_region *r, uint64_t page, bool wake, vo
 			t0 = ts_now();
 			ret = ioctl(r->uffd, UFFDIO_CONTINUE, &cont);
 			err = errno;
-			*ioctl_ns += ts_to_ns(ts_elapsed(t0));
+			st->ioctl_ns += ts_to_ns(ts_elapsed(t0));
 		} while (ret && err == EAGAIN);
 		if (ret && err != EEXIST) {
 			errno = err;
@@ -278,9 +281,10 @@ int uffd_region_resolve(struct uffd_region *r, uint64_t addr, bool wake,
 			struct uffd_fault_stats *st)
 {
 	struct timespec t0 = ts_now();
-	uint64_t page = uffd_page_of(r, addr), ioctl_ns = 0, ns;
+	uint64_t page = uffd_page_of(r, addr), ns;
 	void *buf = r->mode == UFFD_MODE_MISSING ? uffd_page_buf(r->page_size) : NULL;
-	int ret = uffd_resolve_page(r, page, wake, buf, &ioctl_ns);
+	struct uffd_fault_stats tmp = {};
+	int ret = uffd_resolve_page(r, page, wake, buf, st ? st : &tmp);
 
 	ns = ts_to_ns(ts_elapsed(t0));
 	if (st) {
@@ -291,7 +295,6 @@ int uffd_region_resolve(struct uffd_region *r, uint64_t addr, bool wake,
 		else
 			st->resolved++;
 		st->handler_ns += ns;
-		st->ioctl_ns += ioctl_ns;
 	}
 	return ret;
 }
@@ -423,9 +426,13 @@ static void *uffd_reader_main(void *arg)
 			if (msgs[i].event != UFFD_EVENT_PAGEFAULT)
 				TEST_FAIL("unexpected userfaultfd event 0x%x", msgs[i].event);
 			page = uffd_page_of(r, msgs[i].arg.pagefault.address);
-			if (r->delay_us)
+			if (r->delay_us) {
+				struct timespec slept = ts_now();
+
 				usleep(r->delay_us);
-			if (uffd_resolve_page(r, page, true, buf, &st->ioctl_ns)) {
+				st->delay_ns += ts_to_ns(ts_elapsed(slept));
+			}
+			if (uffd_resolve_page(r, page, true, buf, st)) {
 				/* Someone else mapped it, maybe without waking: wake ours. */
 				uffd_wake(r, page);
 				st->eexist++;
@@ -538,6 +545,8 @@ void uffd_region_stats(const struct uffd_region *r, struct uffd_fault_stats *sum
 		sum->eexist += st->eexist;
 		sum->handler_ns += st->handler_ns;
 		sum->ioctl_ns += st->ioctl_ns;
+		sum->source_ns += st->source_ns;
+		sum->delay_ns += st->delay_ns;
 	}
 	if (!sum->faults)
 		return;
