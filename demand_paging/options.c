@@ -86,7 +86,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 {
 	const char *cpu_list = NULL, *image = NULL;
 	uint32_t max_vcpus;
-	int opt, src;
+	int opt;
 
 	memstress_params_init(&o->ms);
 	o->readers = 1;
@@ -95,12 +95,11 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 	o->src.fd = -1;
 
 	while ((opt = getopt_long(argc, argv, "ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {
+		if (memstress_parse_opt(&o->ms, opt, optarg))
+			continue;
 		switch (opt) {
 		case 'a':
 			o->one_uffd = true;
-			break;
-		case 'b':
-			o->ms.vcpu_bytes = parse_size_opt("-b", optarg);
 			break;
 		case 'c':
 			cpu_list = optarg;
@@ -108,27 +107,11 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		case 'd':
 			o->delay_us = parse_u64_opt("-d", optarg, 0, 10 * 1000 * 1000);
 			break;
-		case 'm':
-			guest_mode_parse_opt("-m", optarg);
-			break;
-		case 'o':
-			o->ms.shared = true;
-			break;
 		case 'r':
 			o->readers = parse_u64_opt("-r", optarg, 1, 256);
 			break;
-		case 's':
-			src = backing_src_parse(optarg);
-			if (src < 0)
-				usage_error("-s '%s': unknown backing source; use one of: %s", optarg,
-					    backing_src_names());
-			o->ms.src = src;
-			break;
 		case 'u':
 			o->mode = uffd_mode_parse_opt("-u", optarg);
-			break;
-		case 'v':
-			o->ms.nr_vcpus = parse_u64_opt("-v", optarg, 1, memstress_max_vcpus());
 			break;
 		case 'w':
 			o->mem_fault_exits = true;
@@ -169,15 +152,9 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		usage_error("-w: memory-fault exits resolve userfaultfd faults: add -u MISSING or "
 			    "-u MINOR");
 	if (cpu_list) {
-		o->ms.nr_cpus = topology_parse_cpus_opt("-c", cpu_list, o->cpus,
-							ARRAY_SIZE(o->cpus));
-		if (o->ms.nr_cpus < (int)o->ms.nr_vcpus || o->ms.nr_cpus > (int)o->ms.nr_vcpus + 1)
-			usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus "
-				    "optionally one for the main thread", cpu_list, o->ms.nr_cpus,
-				    o->ms.nr_vcpus);
 		if (o->nr_sweep)
 			usage_error("-c: pinning is per vCPU count; not with --sweep-vcpus");
-		o->ms.cpus = o->cpus;
+		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	}
 	memstress_params_check(&o->ms);
 

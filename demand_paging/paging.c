@@ -52,25 +52,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* sum += st, latency samples appended; st's array is freed. */
+/* sum += st; st's latency array is freed. */
 static void stats_merge(struct uffd_fault_stats *sum, struct uffd_fault_stats *st)
 {
-	uint64_t n = st->latency_ns ? st->faults : 0;
-
-	sum->faults += st->faults;
-	sum->resolved += st->resolved;
-	sum->eexist += st->eexist;
-	sum->handler_ns += st->handler_ns;
-	sum->ioctl_ns += st->ioctl_ns;
-	sum->source_ns += st->source_ns;
-	sum->delay_ns += st->delay_ns;
-	if (n) {
-		sum->latency_ns = realloc(sum->latency_ns,
-					  (sum->latency_cap + n) * sizeof(uint64_t));
-		TEST_ASSERT(sum->latency_ns, "out of memory");
-		memcpy(sum->latency_ns + sum->latency_cap, st->latency_ns, n * sizeof(uint64_t));
-		sum->latency_cap += n;
-	}
+	uffd_stats_add(sum, st);
 	free(st->latency_ns);
 	st->latency_ns = NULL;
 }

@@ -72,7 +72,7 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 {
 	const char *cpu_list = NULL;
 	bool chunk_set = false;
-	int opt, src;
+	int opt;
 
 	memstress_params_init(&o->ms);
 	o->iterations = DEFAULT_ITERATIONS;
@@ -80,12 +80,11 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "ab:c:eghi:jk:l:m:nor:s:v:w:x:", long_opts,
 				  NULL)) != -1) {
+		if (memstress_parse_opt(&o->ms, opt, optarg))
+			continue;
 		switch (opt) {
 		case 'a':
 			o->ms.random_access = true;
-			break;
-		case 'b':
-			o->ms.vcpu_bytes = parse_size_opt("-b", optarg);
 			break;
 		case 'c':
 			cpu_list = optarg;
@@ -109,27 +108,11 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		case 'l':
 			o->clear_delay_ms = parse_u64_opt("-l", optarg, 0, 3600 * 1000);
 			break;
-		case 'm':
-			guest_mode_parse_opt("-m", optarg);
-			break;
 		case 'n':
 			test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's %s guest "
 				  "library", "x86_64");
-		case 'o':
-			o->ms.shared = true;
-			break;
 		case 'r':
 			o->ms.random_seed = parse_u64_opt("-r", optarg, 0, UINT32_MAX);
-			break;
-		case 's':
-			src = backing_src_parse(optarg);
-			if (src < 0)
-				usage_error("-s '%s': unknown backing source; use one of: %s", optarg,
-					    backing_src_names());
-			o->ms.src = src;
-			break;
-		case 'v':
-			o->ms.nr_vcpus = parse_u64_opt("-v", optarg, 1, memstress_max_vcpus());
 			break;
 		case 'w':
 			o->ms.write_percent = parse_u64_opt("-w", optarg, 0, 100);
@@ -168,14 +151,6 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 	if (o->ring_entries && !o->manual_protect)
 		usage_error("-g: the dirty ring has no manual-protect mode; drop -g with --ring");
 	if (cpu_list)
-		o->ms.nr_cpus = topology_parse_cpus_opt("-c", cpu_list, o->cpus,
-							ARRAY_SIZE(o->cpus));
-	if (o->ms.nr_cpus) {
-		if (o->ms.nr_cpus < (int)o->ms.nr_vcpus || o->ms.nr_cpus > (int)o->ms.nr_vcpus + 1)
-			usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus "
-				    "optionally one for the main thread", cpu_list, o->ms.nr_cpus,
-				    o->ms.nr_vcpus);
-		o->ms.cpus = o->cpus;
-	}
+		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	memstress_params_check(&o->ms);
 }

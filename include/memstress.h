@@ -109,6 +109,13 @@ struct memstress {
 
 /* Fill defaults: 1 vCPU, 1G, anonymous, 1 slot, 100% writes, seed 1, 4K. */
 void memstress_params_init(struct memstress_params *p);
+/*
+ * The shared options -b -m -o -s -v, as upstream: true when opt was one of
+ * them (and p is updated); bad values are one-line usage errors.
+ */
+bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg);
+/* -c LIST: one CPU per vCPU, optionally one more for the main thread. */
+void memstress_pin_opt(struct memstress_params *p, const char *list, int *cpus, int max);
 /* Limits of -v and -x on this host (KVM's and the suite's). */
 uint32_t memstress_max_vcpus(void);
 uint32_t memstress_max_slots(void);

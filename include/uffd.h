@@ -88,6 +88,11 @@ void uffd_region_free(struct uffd_region *r);
 int uffd_region_resolve(struct uffd_region *r, uint64_t addr, bool wake,
 			struct uffd_fault_stats *st);
 
+/*
+ * sum += st; st's latency samples are appended to sum's array (which sum
+ * owns: latency_cap is its length).  st is unchanged.
+ */
+void uffd_stats_add(struct uffd_fault_stats *sum, const struct uffd_fault_stats *st);
 /* Sum of the readers' stats (latency arrays concatenated). Caller frees latency_ns. */
 void uffd_region_stats(const struct uffd_region *r, struct uffd_fault_stats *sum);
 /* Pages resolved 0 times, and more than once (both must be 0 after a run). */

@@ -603,37 +603,31 @@ void uffd_region_free(struct uffd_region *r)
 	r->nr_readers = 0;
 }
 
+void uffd_stats_add(struct uffd_fault_stats *sum, const struct uffd_fault_stats *st)
+{
+	uint64_t n = st->latency_ns ? st->faults : 0;
+
+	sum->faults += st->faults;
+	sum->resolved += st->resolved;
+	sum->eexist += st->eexist;
+	sum->handler_ns += st->handler_ns;
+	sum->ioctl_ns += st->ioctl_ns;
+	sum->source_ns += st->source_ns;
+	sum->delay_ns += st->delay_ns;
+	if (!n)
+		return;
+	sum->latency_ns = realloc(sum->latency_ns, (sum->latency_cap + n) * sizeof(uint64_t));
+	TEST_ASSERT(sum->latency_ns, "out of memory for %llu latencies",
+		    (unsigned long long)(sum->latency_cap + n));
+	memcpy(sum->latency_ns + sum->latency_cap, st->latency_ns, n * sizeof(uint64_t));
+	sum->latency_cap += n;
+}
+
 void uffd_region_stats(const struct uffd_region *r, struct uffd_fault_stats *sum)
 {
-	uint64_t n = 0;
-	int i;
-
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; r->reader_stats && i < r->nr_readers; i++) {
-		const struct uffd_fault_stats *st = &r->reader_stats[i];
-
-		sum->faults += st->faults;
-		sum->resolved += st->resolved;
-		sum->eexist += st->eexist;
-		sum->handler_ns += st->handler_ns;
-		sum->ioctl_ns += st->ioctl_ns;
-		sum->source_ns += st->source_ns;
-		sum->delay_ns += st->delay_ns;
-	}
-	if (!sum->faults)
-		return;
-	sum->latency_ns = malloc(sum->faults * sizeof(*sum->latency_ns));
-	TEST_ASSERT(sum->latency_ns, "out of memory for %llu latencies",
-		    (unsigned long long)sum->faults);
-	sum->latency_cap = sum->faults;
-	for (i = 0; i < r->nr_readers; i++) {
-		const struct uffd_fault_stats *st = &r->reader_stats[i];
-
-		if (st->faults)
-			memcpy(sum->latency_ns + n, st->latency_ns,
-			       st->faults * sizeof(*st->latency_ns));
-		n += st->faults;
-	}
+	for (int i = 0; r->reader_stats && i < r->nr_readers; i++)
+		uffd_stats_add(sum, &r->reader_stats[i]);
 }
 
 void uffd_region_check_counts(const struct uffd_region *r, uint64_t *unresolved,

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The options every memstress-based benchmark shares, with upstream's letters. */
+#include "guest_modes.h"
+#include "memstress.h"
+#include "parse.h"
+#include "topology.h"
+
+bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg)
+{
+	int src;
+
+	switch (opt) {
+	case 'b':
+		p->vcpu_bytes = parse_size_opt("-b", arg);
+		return true;
+	case 'm':
+		guest_mode_parse_opt("-m", arg);
+		return true;
+	case 'o':
+		p->shared = true;
+		return true;
+	case 's':
+		src = backing_src_parse(arg);
+		if (src < 0)
+			usage_error("-s '%s': unknown backing source; use one of: %s", arg,
+				    backing_src_names());
+		p->src = src;
+		return true;
+	case 'v':
+		p->nr_vcpus = parse_u64_opt("-v", arg, 1, memstress_max_vcpus());
+		return true;
+	}
+	return false;
+}
+
+void memstress_pin_opt(struct memstress_params *p, const char *list, int *cpus, int max)
+{
+	p->nr_cpus = topology_parse_cpus_opt("-c", list, cpus, max);
+	if (p->nr_cpus < (int)p->nr_vcpus || p->nr_cpus > (int)p->nr_vcpus + 1)
+		usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus optionally "
+			    "one for the main thread", list, p->nr_cpus, p->nr_vcpus);
+	p->cpus = cpus;
+}
