@@ -3,7 +3,7 @@
  * Every host knob the suite changes (sysctls, sysfs files, tracefs instances)
  * is recorded here before it is changed and put back on every exit path:
  * normal exit, a failed assertion (exit), SIGINT, SIGTERM, SIGHUP, and the
- * watchdog.  Restoring is async-signal-safe (open/write/rmdir only).
+ * watchdog.  Restoring is async-signal-safe (open/write/rmdir/umount2 only).
  * Changes are undone only by the process that made them: a forked child
  * exiting leaves its parent's changes in place.
  */
@@ -31,6 +31,14 @@ uint64_t host_meminfo_bytes(const char *field);
 
 /* Remember a directory to rmdir on exit (e.g. a tracefs instance we made). */
 int host_state_track_dir(const char *path);
+
+/*
+ * Remember a file system we just mounted at path, to unmount on exit
+ * (umount2 with MNT_DETACH).  Restoring goes in reverse order, so a
+ * directory tracked after this one inside the mount is removed first.
+ * Returns 0 or -errno.
+ */
+int host_state_track_mount(const char *path);
 
 /* Put everything back now, in reverse order; also runs at exit. Idempotent. */
 void host_state_restore(void);

@@ -24,6 +24,8 @@
 /* Guest virtual addresses handed out by vm_vaddr_alloc() start here. */
 #define SYS_VADDR_BASE 0x10000000ULL
 #define VCPU_STACK_SIZE (32 * 1024)
+/* Slot 0 room per vCPU for vm_vaddr_alloc()ed per-vCPU data. */
+#define VCPU_DATA_SIZE (1024 * 1024)
 
 struct mem_region {
 	struct kvm_userspace_memory_region kr;
@@ -173,6 +175,8 @@ uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu);
 void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent);
 /* Guest page-table pages needed to map `pages` 4K pages (a safe overestimate). */
 uint64_t arch_page_table_pages(uint64_t pages);
+/* Ticks per second of the guest's guest_clock() (call before the vCPU runs). */
+uint64_t arch_guest_clock_hz(struct kvm_vcpu *vcpu);
 /* Lowest gpa for test memory, above slot 0 (a per-arch constant: vm may be NULL). */
 uint64_t arch_test_mem_gpa(struct kvm_vm *vm);
 

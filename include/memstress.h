@@ -26,6 +26,9 @@ struct memstress_vcpu_args {
 	uint64_t gva;			/* first page of this vCPU's region */
 	uint64_t pages;			/* guest pages in it */
 	volatile uint64_t touched;	/* the guest's own live count of pages touched */
+	/* Progress stamps (memstress_enable_stamps): guest_clock() every stamp_every pages. */
+	uint64_t stamp_ring;		/* gva of stamp_len u64s */
+	volatile uint64_t stamp_idx;	/* stamps written so far (ring index = idx % len) */
 };
 
 struct memstress_guest_args {
@@ -39,6 +42,8 @@ struct memstress_guest_args {
 	 * MEMSTRESS_CHECK_ZERO or _PATTERN (page_pattern_word of the gpa).
 	 */
 	volatile uint32_t check_content;
+	uint64_t stamp_every;		/* 0: no progress stamps */
+	uint64_t stamp_len;		/* ring entries, a power of two */
 	volatile uint32_t stop;		/* ends the current pass early */
 	struct memstress_vcpu_args vcpu_args[KMP_MAX_VCPUS];
 };
@@ -126,6 +131,14 @@ void memstress_params_check(const struct memstress_params *p);
  * test memslots, guest mappings and vCPUs.  No guest code has run yet.
  */
 struct memstress *memstress_create(const struct memstress_params *p);
+/*
+ * Before memstress_start(): every vCPU stamps guest_clock() into a ring of
+ * `len` entries (a power of two) every `every` pages it touches, so the host
+ * can see when a vCPU stalled.  Read them with memstress_stamps().
+ */
+void memstress_enable_stamps(struct memstress *ms, uint64_t every, uint64_t len);
+/* Host view of vCPU v's stamp ring (stamp_len entries). */
+const volatile uint64_t *memstress_stamps(struct memstress *ms, uint32_t v);
 /* Start vCPU threads (pinned) and the watchdog; vCPUs begin the populate pass (iteration 0). */
 void memstress_start(struct memstress *ms);
 /* Wait until every vCPU completed the current iteration's pass. */

@@ -21,6 +21,18 @@ struct trace {
 	bool open;
 	int nr_events;
 	char events[TRACE_MAX_EVENTS][64];	/* "kvmmmu/kvm_mmu_zap_all_fast" */
+	/*
+	 * The trace clock: "mono" (CLOCK_MONOTONIC, comparable with
+	 * clock_gettime), or "local" on a kernel without mono, whose
+	 * timestamps only compare with each other.
+	 */
+	char clock[16];
+	/*
+	 * Events the ring buffer overwrote or dropped since trace_open or the
+	 * last trace_clear (per-CPU overrun + dropped events), as of the last
+	 * trace_read: non-zero means what trace_read gave is incomplete.
+	 */
+	uint64_t lost;
 };
 
 /* One parsed trace line. */
@@ -50,6 +62,13 @@ void trace_enable(struct trace *t, bool on);
 void trace_read(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg);
 /* Remove the instance (and undo our mount). Idempotent. */
 void trace_close(struct trace *t);
+
+/*
+ * One line of a tracefs "trace" file ("comm-pid [cpu] flags secs.usecs:
+ * name: args") into ev.  Returns 0, or -1 for anything that is not an event
+ * (comments, "CPU:N [LOST M EVENTS]", blank lines).
+ */
+int trace_parse_line(const char *line, struct trace_event *ev);
 
 /* "name=value" or "name value" pairs in ev->args: the value of field, or def. */
 uint64_t trace_arg_u64(const struct trace_event *ev, const char *field, int base, uint64_t def);

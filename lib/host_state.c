@@ -4,9 +4,11 @@
  *
  * Each path gets one slot in a static table the first time it is changed:
  * the slot holds the path and its original text (or "rmdir me" for a
- * tracked directory).  host_state_restore() walks the table backwards and
- * undoes every active slot with open/write/close/rmdir only, so the same
- * function serves the atexit handler and the fatal-signal handlers.
+ * tracked directory, "unmount me" for a tracked mount).  host_state_restore()
+ * walks the table backwards and undoes every active slot with
+ * open/write/close/rmdir/umount2 only, so the same function serves the
+ * atexit handler and the fatal-signal handlers.  Going backwards means a
+ * directory made inside a mount we made is removed before the unmount.
  *
  * A slot is filled completely before it is published (count or active is
  * bumped after a signal fence), so a signal arriving mid-update never sees a
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +40,7 @@ struct host_state_entry {
 	char orig[HOST_STATE_VALUE_MAX];	/* original content (files only) */
 	size_t orig_len;
 	bool is_dir;				/* rmdir on restore */
+	bool is_mount;				/* umount2(MNT_DETACH) on restore */
 	pid_t owner;				/* process that made the change */
 	volatile sig_atomic_t active;		/* changed and not yet restored */
 };
@@ -70,6 +74,12 @@ static void entry_restore(struct host_state_entry *e)
 
 	if (e->is_dir) {
 		if (rmdir(e->path) && errno != ENOENT)
+			warn_restore_failed(e->path);
+		return;
+	}
+	if (e->is_mount) {
+		/* EINVAL: no longer a mount point (someone unmounted it already). */
+		if (umount2(e->path, MNT_DETACH) && errno != EINVAL && errno != ENOENT)
 			warn_restore_failed(e->path);
 		return;
 	}
@@ -205,7 +215,8 @@ static ssize_t read_original(const char *path, char *buf, size_t size)
  * Record path's original content unless this process already holds it.
  * Returns the slot and whether it was newly activated, or NULL with errno.
  */
-static struct host_state_entry *entry_record(const char *path, bool is_dir, bool *fresh)
+static struct host_state_entry *entry_record(const char *path, bool is_dir, bool is_mount,
+					     bool *fresh)
 {
 	struct host_state_entry *e;
 	bool new_slot = false;
@@ -231,7 +242,7 @@ static struct host_state_entry *entry_record(const char *path, bool is_dir, bool
 	}
 
 	/* The slot is inactive (or not yet counted): a signal ignores it. */
-	if (!is_dir) {
+	if (!is_dir && !is_mount) {
 		len = read_original(path, e->orig, sizeof(e->orig));
 		if (len < 0) {
 			errno = -len;
@@ -241,6 +252,7 @@ static struct host_state_entry *entry_record(const char *path, bool is_dir, bool
 	strcpy(e->path, path);
 	e->orig_len = len;
 	e->is_dir = is_dir;
+	e->is_mount = is_mount;
 	e->owner = getpid();
 	publish_barrier();
 	e->active = 1;
@@ -266,7 +278,7 @@ int host_state_write(const char *path, const char *value)
 	 * bookkeeping still restores.  If the write fails the file is
 	 * unchanged and the fresh record is dropped again.
 	 */
-	e = entry_record(path, false, &fresh);
+	e = entry_record(path, false, false, &fresh);
 	if (!e)
 		return -errno;
 
@@ -360,7 +372,21 @@ int host_state_track_dir(const char *path)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	if (!entry_record(path, true, &fresh))
+	if (!entry_record(path, true, false, &fresh))
+		return -errno;
+	return 0;
+}
+
+int host_state_track_mount(const char *path)
+{
+	struct stat st;
+	bool fresh;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (!entry_record(path, false, true, &fresh))
 		return -errno;
 	return 0;
 }

@@ -252,11 +252,12 @@ struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
 
 	/*
 	 * Slot 0: 64 MiB for the binary and descriptors, page tables for the
-	 * test memory, and the vCPU stacks.  It is lazily populated anonymous
+	 * test memory, and per vCPU a stack and room for per-vCPU data (e.g.
+	 * memstress's progress stamps).  It is lazily populated anonymous
 	 * memory, so a generous size costs nothing.
 	 */
 	sys_pages = (64ULL << 20) / vm->page_size + arch_page_table_pages(extra_pages) +
-		    (uint64_t)nr_vcpus * (VCPU_STACK_SIZE / vm->page_size + 1);
+		    (uint64_t)nr_vcpus * ((VCPU_STACK_SIZE + VCPU_DATA_SIZE) / vm->page_size + 1);
 	vm_mem_add(vm, SRC_ANONYMOUS, 0, SYS_SLOT, sys_pages * vm->page_size, 0);
 	/* Leave gpa 0 unused so a stray null pointer is never a valid page. */
 	vm->sys_gpa_next = vm->page_size;

@@ -308,6 +308,22 @@ void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes)
 	}
 }
 
+void memstress_enable_stamps(struct memstress *ms, uint64_t every, uint64_t len)
+{
+	TEST_ASSERT(!ms->started, "memstress_enable_stamps() after memstress_start()");
+	TEST_ASSERT(every && len && !(len & (len - 1)), "stamps: every %lu, ring of %lu",
+		    (unsigned long)every, (unsigned long)len);
+	ms->gargs->stamp_every = every;
+	ms->gargs->stamp_len = len;
+	for (uint32_t v = 0; v < ms->p.nr_vcpus; v++)
+		ms->gargs->vcpu_args[v].stamp_ring = vm_vaddr_alloc(ms->vm, len * sizeof(uint64_t));
+}
+
+const volatile uint64_t *memstress_stamps(struct memstress *ms, uint32_t v)
+{
+	return addr_gva2hva(ms->vm, ms->gargs->vcpu_args[v].stamp_ring);
+}
+
 uint64_t memstress_touched_live(struct memstress *ms)
 {
 	uint64_t n = 0;

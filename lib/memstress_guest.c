@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Guest half of memstress: walk pages, read or write, report each pass. */
 #include "memstress.h"
+#include "processor.h"
 #include "page_source.h"
 #include "ucall.h"
 
@@ -39,6 +40,7 @@ void memstress_guest_code(uint32_t vcpu_idx)
 	struct memstress_guest_args *a = &memstress_args;
 	struct memstress_vcpu_args *va = &a->vcpu_args[vcpu_idx];
 	uint32_t rand = a->random_seed * 2654435761u + vcpu_idx + 1;
+	uint64_t since_stamp = 0;
 
 	if (!rand)
 		rand = 1;
@@ -69,6 +71,14 @@ void memstress_guest_code(uint32_t vcpu_idx)
 			}
 			/* Live count: the host reads it mid-pass (watchdog, -j). */
 			va->touched++;
+			if (a->stamp_every && ++since_stamp >= a->stamp_every) {
+				uint64_t idx = va->stamp_idx;
+
+				since_stamp = 0;
+				((volatile uint64_t *)va->stamp_ring)[idx & (a->stamp_len - 1)] =
+					guest_clock();
+				va->stamp_idx = idx + 1;
+			}
 		}
 		GUEST_SYNC(MEMSTRESS_SYNC_PASS, iteration, reads, writes, i == va->pages);
 	}

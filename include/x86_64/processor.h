@@ -60,6 +60,12 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* The guest's clock for progress stamps: the TSC (KVM_GET_TSC_KHZ gives its rate). */
+static inline uint64_t guest_clock(void)
+{
+	return rdtsc();
+}
+
 static inline uint64_t get_cr3(void)
 {
 	uint64_t v;

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "guest_modes.h"
 #include "kvm_util.h"
@@ -46,6 +48,24 @@ uint64_t arch_page_table_pages(uint64_t pages)
 {
 	/* One PT per 512 pages, plus upper levels, plus slack for sparse layouts. */
 	return pages / 512 + pages / (512 * 512) + 64;
+}
+
+uint64_t arch_guest_clock_hz(struct kvm_vcpu *vcpu)
+{
+	int khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
+	struct timespec t0, t1;
+	uint64_t c0, c1;
+
+	if (khz > 0)
+		return (uint64_t)khz * 1000;
+	/* No KVM_GET_TSC_KHZ: the guest TSC ticks at the host's; measure that. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c0 = rdtsc();
+	usleep(50 * 1000);
+	c1 = rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (c1 - c0) * 1000000000ULL /
+	       ((t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec);
 }
 
 uint64_t arch_test_mem_gpa(struct kvm_vm *vm)

@@ -21,5 +21,6 @@
 #include "record_test.inc"
 #include "page_source_test.inc"
 #include "uffd_test.inc"
+#include "trace_test.inc"
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zap_latency end to end, at small scale, on real KVM: pages are really
+ * zapped (a non-zero stat delta each time), the guest keeps running after
+ * the zaps, the seed's lines come out, and the private trace instance is
+ * gone when the run ends (tracefs unmounted again if the run mounted it).
+ */
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+#include "tool_run.h"
+
+/* Our tracefs instances (kmp-*) under any mounted tracefs. */
+static int count_instances(void)
+{
+	const char *roots[] = { "/sys/kernel/tracing/instances",
+				"/sys/kernel/debug/tracing/instances" };
+	int n = 0;
+
+	for (size_t r = 0; r < ARRAY_SIZE(roots); r++) {
+		DIR *d = opendir(roots[r]);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			n += !strncmp(e->d_name, "kmp-", 4);
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+static bool tracefs_mounted(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, " tracefs ") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+TEST(small_run_zaps_pages_and_cleans_up)
+{
+	const char *args[] = { "-v", "2", "-b", "128M", "-i", "2", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+	bool mounted_before = tracefs_mounted();
+	char path[64];
+
+	ASSERT_EQ(0, count_instances());
+	tool_run(r, "zap_latency", args);
+	if (r->code)
+		TH_LOG("%s", r->out);
+	ASSERT_EQ(0, r->code);
+	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
+	ASSERT_EQ(0, tool_schema_check(r));
+	ASSERT_EQ(2, jv_size(r->doc, "zaps"));
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "zaps/%d/mmu_shadow_zapped", i);
+		/* Pages were really zapped. */
+		ASSERT_GT(jv_number(r->doc, path), 0) TH_LOG("%s", r->out);
+		snprintf(path, sizeof(path), "zaps/%d/ioctl_ns", i);
+		ASSERT_GT(jv_number(r->doc, path), 0);
+		/* The guest kept making progress around the zap: stamps were seen. */
+		snprintf(path, sizeof(path), "zaps/%d/stall_during_max_ns", i);
+		ASSERT_GT(jv_number(r->doc, path), 0);
+	}
+	ASSERT_NE(NULL, strstr(r->out, "ok 1 zap_latency"));
+	if (jv_type(r->doc, "params/traced") == JV_TRUE) {
+		ASSERT_NE(NULL, strstr(r->out, "lock-break: "));
+		ASSERT_NE(NULL, strstr(r->out, "kvm_mmu_zap_all_fast: "));
+	} else {
+		ASSERT_NE(NULL, strstr(r->out, "trace figures unavailable: "));
+	}
+	/* The instance is gone, and tracefs is mounted only if it was before. */
+	ASSERT_EQ(0, count_instances());
+	ASSERT_EQ(mounted_before, tracefs_mounted());
+	tool_run_free(r);
+	free(r);
+}
+
+TEST(bad_input)
+{
+	static const struct {
+		const char *args[6];
+		const char *expect;
+	} cases[] = {
+		{ { "-v", "0" }, "-v '0': must be between 1 and" },
+		{ { "-v", "4", "-b", "2M" }, "-b '2097152': 4 vCPUs need at least" },
+		{ { "--trigger", "reboot" }, "--trigger 'reboot': must be delete or move" },
+		{ { "--zap-all", "maybe" }, "--zap-all 'maybe': must be on or off" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tool_run *r = calloc(1, sizeof(*r));
+
+		tool_run(r, "zap_latency", cases[i].args);
+		TH_LOG("%s", r->out);
+		ASSERT_EQ(2, r->code);
+		ASSERT_NE(NULL, strstr(r->out, cases[i].expect));
+		ASSERT_EQ(strlen(r->out) - 1, strcspn(r->out, "\n"));
+		tool_run_free(r);
+		free(r);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zap_latency: how long KVM takes to zap every MMU page while vCPUs keep
+ * touching memory, how often it drops mmu_lock doing so, and what the guest
+ * sees of it (seed 004, measured for real on any host).
+ */
+#include <stdlib.h>
+
+#include "host_desc.h"
+#include "report.h"
+#include "zl.h"
+
+#define STAMP_EVERY_PAGES 4
+#define STAMP_RING (1ULL << 16)	/* 512 KiB: within VCPU_DATA_SIZE */
+#define EXTRA_SLOT_BYTES SZ_2M
+
+static struct zl zl;
+static int saved_argc;
+static char **saved_argv;
+
+static void on_early_exit(bool skip, const char *reason)
+{
+	if (skip)
+		ksft_test_result_skip("zap_latency: %s\n", reason);
+	else
+		ksft_test_result_fail("zap_latency: %s\n", reason);
+	zl_write_json(&zl, saved_argc, saved_argv, skip ? "skip" : "fail", reason);
+}
+
+static void setup(struct zl *z)
+{
+	struct memstress *ms;
+	char size[32];
+
+	ms = z->ms = memstress_create(&z->o.ms);
+	/* The small slot the triggers delete or move: beyond the test memory. */
+	z->extra_slot = memstress_slot(ms, z->o.ms.slots);
+	z->extra_gpa = ALIGN_UP(ms->gpa + ms->size, SZ_1G);
+	z->extra_moved_gpa = z->extra_gpa + SZ_1G;
+	vm_mem_add(ms->vm, SRC_ANONYMOUS, z->extra_gpa, z->extra_slot, EXTRA_SLOT_BYTES, 0);
+	zl_apply_zap_all(z);
+	memstress_enable_stamps(ms, STAMP_EVERY_PAGES, STAMP_RING);
+	z->clock_hz = arch_guest_clock_hz(ms->vm->vcpus[0]);
+	stats_open_vm(&z->vm_stats, ms->vm);
+	z->zaps = calloc(z->o.zaps, sizeof(*z->zaps));
+	TEST_ASSERT(z->zaps, "out of memory");
+
+	ksft_print_msg("vCPUs: %u touching %s in total at random, backing: %s; %lu zaps by "
+		       "%s a %s memslot; slot zap-all quirk: %s\n", z->o.ms.nr_vcpus,
+		       size_format(z->o.total_bytes, size, sizeof(size)),
+		       backing_src_name(z->o.ms.src), (unsigned long)z->o.zaps,
+		       z->o.trigger == TRIGGER_DELETE ? "deleting (and re-adding)" :
+		       "moving (and moving back)", "2M",
+		       z->o.zap_all == ZAP_ALL_OFF ? "disabled" :
+		       z->o.zap_all == ZAP_ALL_ON ? "enabled" : "kernel default");
+	zl_trace_setup(z);
+	if (z->traced)
+		ksft_print_msg("tracing: %s MMU events in %s\n", z->tdp ? "TDP" : "shadow",
+			       z->trace.dir);
+	else
+		ksft_print_msg("tracing unavailable, so no zap window or lock breaks: %s\n",
+			       z->trace_why);
+}
+
+static void run(struct zl *z)
+{
+	struct memstress_guest_args *ga = z->ms->gargs;
+	uint64_t before;
+
+	/* Populate in order, then touch at random so many MMU pages stay live. */
+	ga->random_access = 0;
+	memstress_start(z->ms);
+	memstress_wait_iteration(z->ms);
+	ga->random_access = 1;
+	memstress_next_iteration(z->ms);
+
+	for (uint64_t i = 0; i < z->o.zaps; i++) {
+		zl_measure_zap(z, &z->zaps[i]);
+		z->nr_done = i + 1;
+		zl_print_zap(z, i + 1, &z->zaps[i]);
+	}
+	/* The guest kept running after the last zap. */
+	before = memstress_touched_live(z->ms);
+	usleep(100 * 1000);
+	TEST_ASSERT(memstress_touched_live(z->ms) > before,
+		    "the vCPUs made no progress in the 100 ms after the last zap");
+	memstress_stop(z->ms);
+	zl_print_summary(z);
+}
+
+int main(int argc, char **argv)
+{
+	struct host_desc host;
+
+	saved_argc = argc;
+	saved_argv = argv;
+	zl_parse_options(&zl.o, argc, argv);
+
+	ksft_print_header();
+	ksft_set_plan(1);
+	host_desc_read(&host);
+	host_desc_print(&host);
+	zl.mmu = strdup(host.mmu);
+	zl.tdp = !strcmp(host.mmu, "tdp_mmu");
+	test_set_fail_hook(on_early_exit);
+
+	setup(&zl);
+	run(&zl);
+
+	test_set_fail_hook(NULL);
+	trace_close(&zl.trace);
+	ksft_test_result_pass("zap_latency\n");
+	zl_write_json(&zl, argc, argv, "pass", NULL);
+	stats_close(&zl.vm_stats);
+	memstress_destroy(zl.ms);
+	free(zl.zaps);
+	ksft_finished();
+}

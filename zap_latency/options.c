@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* zap_latency options; every bad value is a one-line usage error before any guest. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "zl.h"
+
+#define MIN_BYTES_PER_VCPU (1ULL << 20)
+
+static void __attribute__((noreturn)) help(const char *name)
+{
+	printf("usage: %s [-h] [-v vcpus] [-b bytes] [-i zaps] [-s mem type] [-c cpus]\n"
+	       "       [--trigger delete|move] [--zap-all on|off] [--json file]\n\n", name);
+	printf(" -v: vCPUs that keep touching memory, at random, while KVM zaps (default: 4)\n"
+	       " -b: guest memory they touch, in total, e.g. 1G (default: 1G; at least 1M\n"
+	       "     per vCPU)\n"
+	       " -i: zaps to measure (default: 5)\n"
+	       " -s: backing source: %s (default: anonymous)\n"
+	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
+	       " --trigger: how the zap is triggered: delete (delete a small memslot, then\n"
+	       "     add it back) or move (move it, then back) (default: delete)\n"
+	       " --zap-all: x86 only: on or off sets KVM_X86_QUIRK_SLOT_ZAP_ALL (memslot\n"
+	       "     changes zap all MMU pages, or only the slot's) through\n"
+	       "     KVM_CAP_DISABLE_QUIRKS2 (default: the kernel's default)\n"
+	       " --json FILE: write the result record to FILE\n\n"
+	       "Lock breaks are counted from a private tracefs instance: the times other\n"
+	       "tasks' MMU events fall between the zapping task's own events inside the\n"
+	       "kernel zap window.  A break with no traced event in it is not seen, so the\n"
+	       "count is a lower bound.\n", backing_src_names());
+	exit(0);
+}
+
+enum { OPT_TRIGGER = 256, OPT_ZAP_ALL, OPT_JSON };
+
+static const struct option long_opts[] = {
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "zap-all", required_argument, NULL, OPT_ZAP_ALL },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+void zl_parse_options(struct zl_opts *o, int argc, char **argv)
+{
+	const char *cpu_list = NULL;
+	int opt;
+
+	memstress_params_init(&o->ms);
+	o->ms.nr_vcpus = 4;
+	o->total_bytes = 1ULL << 30;
+	o->zaps = 5;
+
+	while ((opt = getopt_long(argc, argv, "b:c:hi:s:v:", long_opts, NULL)) != -1) {
+		if (opt != 'b' && memstress_parse_opt(&o->ms, opt, optarg))
+			continue;
+		switch (opt) {
+		case 'b':
+			o->total_bytes = parse_size_opt("-b", optarg);
+			break;
+		case 'c':
+			cpu_list = optarg;
+			break;
+		case 'i':
+			o->zaps = parse_u64_opt("-i", optarg, 1, 100000);
+			break;
+		case OPT_TRIGGER:
+			if (!strcmp(optarg, "delete"))
+				o->trigger = TRIGGER_DELETE;
+			else if (!strcmp(optarg, "move"))
+				o->trigger = TRIGGER_MOVE;
+			else
+				usage_error("--trigger '%s': must be delete or move", optarg);
+			break;
+		case OPT_ZAP_ALL:
+			if (!strcmp(optarg, "on"))
+				o->zap_all = ZAP_ALL_ON;
+			else if (!strcmp(optarg, "off"))
+				o->zap_all = ZAP_ALL_OFF;
+			else
+				usage_error("--zap-all '%s': must be on or off", optarg);
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case 'h':
+			help(argv[0]);
+		default:
+			usage_error("unknown option; see -h");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+	if (o->total_bytes < MIN_BYTES_PER_VCPU * o->ms.nr_vcpus)
+		usage_error("-b '%lu': %u vCPUs need at least %lu bytes (1M each) to keep MMU "
+			    "pages live", (unsigned long)o->total_bytes, o->ms.nr_vcpus,
+			    (unsigned long)(MIN_BYTES_PER_VCPU * o->ms.nr_vcpus));
+	/* -b is the total here (as in the seed's "1G guest"); memstress takes it per vCPU. */
+	o->ms.vcpu_bytes = o->total_bytes / o->ms.nr_vcpus;
+	o->ms.nonstop = true;
+	o->ms.random_access = true;
+	if (cpu_list)
+		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
+	memstress_params_check(&o->ms);
+	/* /dev/kvm answers for the VMs it creates: check before any guest exists. */
+	if (o->zap_all == ZAP_ALL_OFF &&
+	    !(kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) & KVM_X86_QUIRK_SLOT_ZAP_ALL))
+		usage_error("--zap-all off: this kernel cannot disable KVM_X86_QUIRK_SLOT_ZAP_ALL "
+			    "(KVM_CAP_DISABLE_QUIRKS2 offers mask 0x%x; the quirk came in Linux 6.11)",
+			    kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2));
+}
+
+/* Quirks are on until disabled: only "off" needs an ioctl (checked in parsing). */
+void zl_apply_zap_all(struct zl *z)
+{
+	if (z->o.zap_all == ZAP_ALL_OFF)
+		vm_enable_cap(z->ms->vm, KVM_CAP_DISABLE_QUIRKS2, KVM_X86_QUIRK_SLOT_ZAP_ALL);
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/* zap_latency results: the seed's lines, decimal twins, the summary, the record. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "host_desc.h"
+#include "json.h"
+#include "record.h"
+#include "report.h"
+#include "zl.h"
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+static double us(uint64_t ns)
+{
+	return ns / 1e3;
+}
+
+void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
+{
+	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
+
+	/* The seed's form: its printk lines, latency in hex ns. */
+	if (zap->traced) {
+		printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
+		printf("%s: %lx.\n", z->zap_event, (unsigned long)zap->window_ns);
+	}
+	ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: %ld (mmu_shadow_zapped), "
+		       "%ld mappings dropped (pages_4k/2m/1g)\n", (unsigned long)i,
+		       (unsigned long)z->o.zaps, ms(ioctl_ns), (long)zap->shadow_zapped,
+		       (long)zap->pages_dropped);
+	if (zap->traced)
+		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), %lu lock break(s) observed "
+			       "(a lower bound), used_pages %lu, %lu page zap events, %lu vCPU "
+			       "MMU events in the window\n", ms(zap->window_ns),
+			       (unsigned long)zap->window_ns, (unsigned long)zap->lock_breaks,
+			       (unsigned long)zap->used_pages, (unsigned long)zap->prepare_zaps,
+			       (unsigned long)zap->other_events);
+	else
+		ksft_print_msg("  trace figures unavailable: %s\n", z->trace_why);
+	ksft_print_msg("  guest stall during the zap: p50 %.1f us, p99 %.1f us, max %.1f us "
+		       "(%lu gaps); outside: p50 %.1f us, p99 %.1f us, max %.1f us (%lu gaps)\n",
+		       us(zap->during.p50), us(zap->during.p99), us(zap->during.max),
+		       (unsigned long)zap->during.n, us(zap->outside.p50), us(zap->outside.p99),
+		       us(zap->outside.max), (unsigned long)zap->outside.n);
+	if (zap->refault_done)
+		ksft_print_msg("  refault: %.3f ms until the vCPUs were back to 90%% of their rate\n",
+			       ms(ts_to_ns(zap->refault)));
+	else
+		ksft_print_msg("  refault: not back to 90%% of the warm rate after %.0f ms\n",
+			       ms(ts_to_ns(zap->refault)));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median, min and max of one field over the zaps done. */
+static void summary(const struct zl *z, uint64_t (*get)(const struct zl_zap *), uint64_t out[3])
+{
+	uint64_t *v = calloc(z->nr_done + 1, sizeof(uint64_t));
+
+	TEST_ASSERT(v, "out of memory");
+	for (uint64_t i = 0; i < z->nr_done; i++)
+		v[i] = get(&z->zaps[i]);
+	qsort(v, z->nr_done, sizeof(uint64_t), cmp_u64);
+	out[0] = v[z->nr_done / 2];
+	out[1] = v[0];
+	out[2] = v[z->nr_done ? z->nr_done - 1 : 0];
+	free(v);
+}
+
+static uint64_t get_ioctl(const struct zl_zap *zap) { return ts_to_ns(zap->ioctl); }
+static uint64_t get_window(const struct zl_zap *zap) { return zap->window_ns; }
+static uint64_t get_breaks(const struct zl_zap *zap) { return zap->lock_breaks; }
+static uint64_t get_zapped(const struct zl_zap *zap) { return zap->shadow_zapped; }
+static uint64_t get_stall(const struct zl_zap *zap) { return zap->during.max; }
+static uint64_t get_refault(const struct zl_zap *zap) { return ts_to_ns(zap->refault); }
+
+static const struct {
+	const char *name, *unit;
+	uint64_t (*get)(const struct zl_zap *);
+	bool traced;		/* needs the trace */
+} figures[] = {
+	{ "ioctl_latency", "ns", get_ioctl, false },
+	{ "kernel_zap_window", "ns", get_window, true },
+	{ "lock_breaks", "breaks", get_breaks, true },
+	{ "mmu_shadow_zapped", "pages", get_zapped, false },
+	{ "guest_stall_max", "ns", get_stall, false },
+	{ "refault_time", "ns", get_refault, false },
+};
+
+void zl_print_summary(const struct zl *z)
+{
+	uint64_t s[3];
+
+	if (!z->nr_done)
+		return;
+	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
+		if (figures[f].traced && !z->traced)
+			continue;
+		summary(z, figures[f].get, s);
+		ksft_print_msg("%s over %lu zaps: median %lu, min %lu, max %lu %s\n",
+			       figures[f].name, (unsigned long)z->nr_done, (unsigned long)s[0],
+			       (unsigned long)s[1], (unsigned long)s[2], figures[f].unit);
+	}
+}
+
+void zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
+		   const char *reason)
+{
+	struct host_desc host;
+	struct json j;
+
+	if (!z->o.json_path)
+		return;
+	host_desc_read(&host);
+	record_begin(&j, "zap_latency", argc, argv, &host);
+	json_object_begin(&j, "params");
+	json_u64(&j, "vcpus", z->o.ms.nr_vcpus);
+	json_u64(&j, "bytes", z->o.total_bytes);
+	json_string(&j, "backing_src", backing_src_name(z->o.ms.src));
+	json_u64(&j, "zaps", z->o.zaps);
+	json_string(&j, "trigger", z->o.trigger == TRIGGER_DELETE ? "delete" : "move");
+	json_string(&j, "zap_all", z->o.zap_all == ZAP_ALL_OFF ? "off" :
+			       z->o.zap_all == ZAP_ALL_ON ? "on" : "default");
+	json_string(&j, "mmu", z->mmu);
+	json_bool(&j, "traced", z->traced);
+	json_string(&j, "trace_unavailable", z->traced ? NULL : z->trace_why);
+	json_object_end(&j);
+
+	json_object_begin(&j, "figures");
+	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
+		double *v = calloc(z->nr_done + 1, sizeof(double));
+		uint64_t s[3] = {};
+
+		TEST_ASSERT(v, "out of memory");
+		if (figures[f].traced && !z->traced) {
+			record_figure(&j, figures[f].name, figures[f].unit, NAN, NULL, 0);
+			free(v);
+			continue;
+		}
+		for (uint64_t i = 0; i < z->nr_done; i++)
+			v[i] = figures[f].get(&z->zaps[i]);
+		if (z->nr_done)
+			summary(z, figures[f].get, s);
+		/* value: the median over the zaps; values: each zap's. */
+		record_figure(&j, figures[f].name, figures[f].unit, z->nr_done ? s[0] : NAN, v,
+			      z->nr_done);
+		free(v);
+	}
+	record_figure(&j, "warm_up_time", "ms", z->warm_ms, NULL, 0);
+	json_object_end(&j);
+
+	json_array_begin(&j, "zaps");
+	for (uint64_t i = 0; i < z->nr_done; i++) {
+		const struct zl_zap *zap = &z->zaps[i];
+
+		json_object_begin(&j, NULL);
+		json_u64(&j, "ioctl_ns", ts_to_ns(zap->ioctl));
+		json_i64(&j, "mmu_shadow_zapped", zap->shadow_zapped);
+		json_i64(&j, "mappings_dropped", zap->pages_dropped);
+		json_bool(&j, "traced", zap->traced);
+		json_u64(&j, "kernel_zap_window_ns", zap->window_ns);
+		json_u64(&j, "used_pages", zap->used_pages);
+		json_u64(&j, "page_zap_events", zap->prepare_zaps);
+		json_u64(&j, "lock_breaks_observed", zap->lock_breaks);
+		json_u64(&j, "stall_during_p50_ns", zap->during.p50);
+		json_u64(&j, "stall_during_p99_ns", zap->during.p99);
+		json_u64(&j, "stall_during_max_ns", zap->during.max);
+		json_u64(&j, "stall_outside_p50_ns", zap->outside.p50);
+		json_u64(&j, "stall_outside_p99_ns", zap->outside.p99);
+		json_u64(&j, "stall_outside_max_ns", zap->outside.max);
+		json_u64(&j, "refault_ns", ts_to_ns(zap->refault));
+		json_bool(&j, "refault_done", zap->refault_done);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	record_end(&j, status, reason, z->o.json_path);
+	json_free(&j);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* zap_latency: shared state of the benchmark's files. */
+#ifndef ZL_H
+#define ZL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "memstress.h"
+#include "stats.h"
+#include "trace.h"
+
+enum zl_trigger { TRIGGER_DELETE, TRIGGER_MOVE };
+enum zl_zap_all { ZAP_ALL_DEFAULT, ZAP_ALL_ON, ZAP_ALL_OFF };
+
+struct zl_opts {
+	struct memstress_params ms;	/* -v -b (total here) -s -c */
+	uint64_t total_bytes;		/* -b */
+	uint64_t zaps;			/* -i */
+	enum zl_trigger trigger;	/* --trigger */
+	enum zl_zap_all zap_all;	/* --zap-all */
+	const char *json_path;
+	int cpus[KMP_MAX_VCPUS + 1];
+};
+
+/* p50/p99/max of a set of gaps, in ns. */
+struct zl_gaps {
+	uint64_t n, p50, p99, max;
+};
+
+struct zl_zap {
+	struct timespec ioctl;		/* the trigger ioctl's latency */
+	int64_t shadow_zapped;		/* mmu_shadow_zapped delta */
+	int64_t pages_dropped;		/* drop of pages_4k + pages_2m + pages_1g */
+	/* From the trace (valid when traced). */
+	bool traced;
+	uint64_t window_ns;		/* kernel zap window */
+	uint64_t used_pages;		/* kvm_mmu_zap_all_fast's used_pages */
+	uint64_t prepare_zaps;		/* zap events by the zapping task in the window */
+	uint64_t lock_breaks;		/* observed (a lower bound) */
+	uint64_t other_events;		/* other tasks' MMU events in the window */
+	/* Guest-observed: gaps between progress stamps. */
+	struct zl_gaps during, outside;
+	struct timespec refault;	/* until the vCPUs are back to their rate */
+	bool refault_done;
+};
+
+struct zl {
+	struct zl_opts o;
+	struct memstress *ms;
+	bool tdp;			/* the host runs the TDP MMU */
+	const char *mmu;		/* as host_desc says */
+	uint32_t extra_slot;		/* the small slot the triggers use */
+	uint64_t extra_gpa, extra_moved_gpa;
+	uint64_t clock_hz;		/* guest_clock() rate */
+	struct kvm_stats vm_stats;
+	struct trace trace;
+	bool traced;
+	char trace_why[256];		/* why not, when !traced */
+	char zap_event[64];		/* "kvm_mmu_zap_all_fast" */
+	uint64_t warm_ms;		/* how long warming up took */
+	struct zl_zap *zaps;
+	uint64_t nr_done;
+};
+
+/* options.c */
+void zl_parse_options(struct zl_opts *o, int argc, char **argv);
+/* Apply --zap-all (KVM_CAP_DISABLE_QUIRKS2) on the VM; usage error if impossible. */
+void zl_apply_zap_all(struct zl *z);
+
+/* zap.c */
+void zl_wait_warm(struct zl *z);
+void zl_measure_zap(struct zl *z, struct zl_zap *zap);
+
+/* trace_analysis.c */
+void zl_trace_setup(struct zl *z);
+void zl_trace_analyze(struct zl *z, struct zl_zap *zap, struct timespec t0, struct timespec t1);
+
+/* results.c */
+void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap);
+void zl_print_summary(const struct zl *z);
+void zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
+		   const char *reason);
+
+#endif
