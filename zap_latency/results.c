@@ -41,6 +41,9 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 			       (unsigned long)zap->other_events);
 	else
 		ksft_print_msg("  trace figures unavailable: %s\n", z->trace_why);
+	if (zap->trace_lost)
+		ksft_print_msg("  the trace buffer lost %lu events: the trace figures are a lower "
+			       "bound\n", (unsigned long)zap->trace_lost);
 	ksft_print_msg("  guest stall during the zap: p50 %.1f us, p99 %.1f us, max %.1f us "
 		       "(%lu gaps); outside: p50 %.1f us, p99 %.1f us, max %.1f us (%lu gaps)\n",
 		       us(zap->during.p50), us(zap->during.p99), us(zap->during.max),
@@ -171,6 +174,7 @@ void zl_write_json(const struct zl *z, int argc, char **argv, const char *status
 		json_u64(&j, "used_pages", zap->used_pages);
 		json_u64(&j, "page_zap_events", zap->prepare_zaps);
 		json_u64(&j, "lock_breaks_observed", zap->lock_breaks);
+		json_u64(&j, "trace_events_lost", zap->trace_lost);
 		json_u64(&j, "stall_during_p50_ns", zap->during.p50);
 		json_u64(&j, "stall_during_p99_ns", zap->during.p99);
 		json_u64(&j, "stall_during_max_ns", zap->during.max);

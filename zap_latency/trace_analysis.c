@@ -35,6 +35,13 @@ void zl_trace_setup(struct zl *z)
 
 	strcpy(z->zap_event, "kvm_mmu_zap_all_fast");
 	z->traced = trace_open(&z->trace, ev, n, z->trace_why, sizeof(z->trace_why)) == 0;
+	/* Windows are matched against CLOCK_MONOTONIC: any other trace clock is useless. */
+	if (z->traced && strcmp(z->trace.clock, "mono")) {
+		snprintf(z->trace_why, sizeof(z->trace_why), "tracefs has no \"mono\" trace clock "
+			 "(only \"%s\"), so trace times cannot be matched to the zap", z->trace.clock);
+		trace_close(&z->trace);
+		z->traced = false;
+	}
 }
 
 enum ev_kind { EV_ZAP_ALL, EV_ZAP_PAGE, EV_OTHER };
@@ -83,6 +90,7 @@ void zl_trace_analyze(struct zl *z, struct zl_zap *zap, struct timespec t0, stru
 	bool other_since_mine = false;
 
 	trace_read(&z->trace, collect_one, &c);
+	zap->trace_lost = z->trace.lost;
 	/* The window: our zap-all (or, without it, our first page zap) to our last zap. */
 	for (size_t i = 0; i < c.n; i++) {
 		if (c.evs[i].pid != me || c.evs[i].kind == EV_OTHER)

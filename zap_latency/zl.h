@@ -40,6 +40,7 @@ struct zl_zap {
 	uint64_t prepare_zaps;		/* zap events by the zapping task in the window */
 	uint64_t lock_breaks;		/* observed (a lower bound) */
 	uint64_t other_events;		/* other tasks' MMU events in the window */
+	uint64_t trace_lost;		/* events the trace buffer lost: figures incomplete */
 	/* Guest-observed: gaps between progress stamps. */
 	struct zl_gaps during, outside;
 	struct timespec refault;	/* until the vCPUs are back to their rate */
