@@ -152,8 +152,9 @@ $(LIBKMP): $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # ---- link ------------------------------------------------------------------
+# A benchmark is <name>/*.c plus its arch part <name>/$(ARCH)/*.c.
 define bench_rule
-$(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/$(1)/*.c)) $(LIBKMP)
+$(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/$(1)/*.c $(SRC)/$(1)/$(ARCH)/*.c)) $(LIBKMP)
 	$$(call msg,LD,$$@)
 	$(Q)mkdir -p $$(dir $$@)
 	$(Q)$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@

@@ -113,6 +113,11 @@ void vm_mem_region_readd(struct kvm_vm *vm, uint32_t slot);
 
 /* Allocate zeroed guest physical pages from slot 0. */
 uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t npages);
+/*
+ * Map existing guest physical memory [gpa, gpa + size) at fresh guest
+ * virtual addresses (one unmapped guard page after); returns the gva.
+ */
+uint64_t vm_vaddr_map(struct kvm_vm *vm, uint64_t gpa, uint64_t size);
 /* Allocate and map `size` bytes of guest virtual memory; returns the gva. */
 uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size);
 /* Map [gva, gva+size) to [gpa, ...) with pages of page_size (4K or 2M on x86). */
@@ -169,6 +174,15 @@ void arch_vm_init(struct kvm_vm *vm);
 void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code);
 void arch_vcpu_args_set(struct kvm_vcpu *vcpu, int n, const uint64_t *args);
 void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size);
+/*
+ * Guest page tables the guest edits itself (tlbie_bench): a new top-level
+ * table sharing everything mapped so far; a last-level table (pt_gpa, one
+ * page) installed for the 2M-aligned range at gva under root; a vCPU
+ * switched to root.
+ */
+uint64_t arch_vm_new_root(struct kvm_vm *vm);
+void arch_virt_install_pt(struct kvm_vm *vm, uint64_t root, uint64_t gva, uint64_t pt_gpa);
+void arch_vcpu_set_root(struct kvm_vcpu *vcpu, uint64_t root);
 /* gpa of a gva, or -1ULL when unmapped. */
 uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva);
 uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu);

@@ -207,6 +207,15 @@ uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t npages)
 	return gpa;
 }
 
+uint64_t vm_vaddr_map(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
+{
+	uint64_t npages = DIV_ROUND_UP(size, vm->page_size), gva = vm->vaddr_next;
+
+	virt_map(vm, gva, gpa, npages * vm->page_size, vm->page_size);
+	vm->vaddr_next += (npages + 1) * vm->page_size;
+	return gva;
+}
+
 void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size, uint64_t page_size)
 {
 	TEST_ASSERT(IS_ALIGNED(gva | gpa | size, page_size),
@@ -219,13 +228,7 @@ void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size, uint
 
 uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size)
 {
-	uint64_t npages = DIV_ROUND_UP(size, vm->page_size);
-	uint64_t gva = vm->vaddr_next;
-
-	virt_map(vm, gva, vm_phy_pages_alloc(vm, npages), npages * vm->page_size, vm->page_size);
-	/* Leave an unmapped guard page between allocations. */
-	vm->vaddr_next += (npages + 1) * vm->page_size;
-	return gva;
+	return vm_vaddr_map(vm, vm_phy_pages_alloc(vm, DIV_ROUND_UP(size, vm->page_size)), size);
 }
 
 /* ---- VM ---- */

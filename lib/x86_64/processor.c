@@ -74,16 +74,13 @@ uint64_t arch_test_mem_gpa(struct kvm_vm *vm)
 	return 1ULL << 32;
 }
 
-void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size)
+/* The entry for gva at level `leaf` under root, creating the tables above it. */
+static uint64_t *pte_create(struct kvm_vm *vm, uint64_t root, uint64_t gva, int leaf)
 {
-	int leaf = page_size == SZ_2M ? 2 : 1;
-	uint64_t table = vm->pgd, *pte;
+	uint64_t table = root, *pte;
 
-	TEST_ASSERT(page_size == SZ_4K || page_size == SZ_2M,
-		    "x86_64 guest mappings are 4K or 2M, not %lu", (unsigned long)page_size);
 	TEST_ASSERT((gva >> 47) == 0, "gva 0x%lx is not a canonical lower-half address",
 		    (unsigned long)gva);
-
 	for (int level = 4; level > leaf; level--) {
 		pte = pte_hva(vm, table, pt_index(gva, level));
 		if (!(*pte & PTE_PRESENT))
@@ -92,9 +89,49 @@ void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t 
 			    (unsigned long)gva);
 		table = *pte & PTE_ADDR_MASK;
 	}
-	pte = pte_hva(vm, table, pt_index(gva, leaf));
+	return pte_hva(vm, table, pt_index(gva, leaf));
+}
+
+void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size)
+{
+	int leaf = page_size == SZ_2M ? 2 : 1;
+	uint64_t *pte;
+
+	TEST_ASSERT(page_size == SZ_4K || page_size == SZ_2M,
+		    "x86_64 guest mappings are 4K or 2M, not %lu", (unsigned long)page_size);
+	pte = pte_create(vm, vm->pgd, gva, leaf);
 	TEST_ASSERT(!(*pte & PTE_PRESENT), "gva 0x%lx is already mapped", (unsigned long)gva);
 	*pte = gpa | PTE_PRESENT | PTE_WRITABLE | (leaf == 2 ? PTE_LARGE : 0);
+}
+
+uint64_t arch_vm_new_root(struct kvm_vm *vm)
+{
+	uint64_t root = vm_phy_pages_alloc(vm, 1);
+
+	/* Share everything mapped so far (code, data, stacks) with the VM's root. */
+	memcpy(addr_gpa2hva(vm, root), addr_gpa2hva(vm, vm->pgd), vm->page_size);
+	return root;
+}
+
+void arch_virt_install_pt(struct kvm_vm *vm, uint64_t root, uint64_t gva, uint64_t pt_gpa)
+{
+	uint64_t *pde;
+
+	TEST_ASSERT(IS_ALIGNED(gva, SZ_2M), "page table for gva 0x%lx: not 2M aligned",
+		    (unsigned long)gva);
+	pde = pte_create(vm, root, gva, 2);
+	TEST_ASSERT(!(*pde & PTE_PRESENT), "gva 0x%lx already has a page table",
+		    (unsigned long)gva);
+	*pde = pt_gpa | PTE_PRESENT | PTE_WRITABLE;
+}
+
+void arch_vcpu_set_root(struct kvm_vcpu *vcpu, uint64_t root)
+{
+	struct kvm_sregs sregs;
+
+	vcpu_sregs_get(vcpu, &sregs);
+	sregs.cr3 = root;
+	vcpu_sregs_set(vcpu, &sregs);
 }
 
 uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva)

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tlbie_bench: the host-side invalidation work caused by guest page-table
+ * churn (seed 001's fork benchmark, with guest code of its own).  Every
+ * vCPU runs fork-style cycles for -t seconds; the throughput is forks per
+ * second, and every remap is verified against stale translations.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "host_desc.h"
+#include "json.h"
+#include "record.h"
+#include "report.h"
+#include "stats.h"
+#include "tb_host.h"
+#include "ucall.h"
+#include "vcpu_thread.h"
+#include "watchdog.h"
+
+static struct tb tb;
+static int saved_argc;
+static char **saved_argv;
+
+/* Results. */
+static struct timespec elapsed;
+static uint64_t *forks, *remaps;
+static const char *const vcpu_stat_names[] = { "exits", "invlpg", "tlb_flush", "pf_taken",
+					       "pf_fixed", "pf_emulate", "insn_emulation" };
+static int64_t vcpu_stat_deltas[ARRAY_SIZE(vcpu_stat_names)];
+static struct kvm_stats vm_stats;
+static struct stats_snapshot vm_before, vm_after;
+
+static double total_rate(void)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t v = 0; forks && v < tb.o.vcpus; v++)
+		sum += forks[v];
+	return rate_per_sec(sum, elapsed);
+}
+
+static void write_json(const char *status, const char *reason)
+{
+	struct host_desc host;
+	struct json j;
+	double *rates;
+
+	if (!tb.o.json_path)
+		return;
+	host_desc_read(&host);
+	record_begin(&j, "tlbie_bench", saved_argc, saved_argv, &host);
+	json_object_begin(&j, "params");
+	json_u64(&j, "vcpus", tb.o.vcpus);
+	json_u64(&j, "seconds", tb.o.seconds);
+	json_u64(&j, "pages", tb.o.pages);
+	json_string(&j, "flush", tb_flush_name(tb.o.flush));
+	json_bool(&j, "shared", tb.o.shared);
+	json_object_end(&j);
+	json_object_begin(&j, "figures");
+	rates = calloc(tb.o.vcpus, sizeof(double));
+	TEST_ASSERT(rates, "out of memory");
+	for (uint32_t v = 0; forks && v < tb.o.vcpus; v++)
+		rates[v] = rate_per_sec(forks[v], elapsed);
+	record_figure(&j, "throughput", "forks/s", total_rate(), rates, forks ? tb.o.vcpus : 0);
+	for (uint32_t v = 0; forks && v < tb.o.vcpus; v++)
+		rates[v] = remaps[v];
+	record_figure(&j, "verified_remaps", "remaps", 0, rates, forks ? tb.o.vcpus : 0);
+	record_figure(&j, "run_time", "s", ts_to_sec(elapsed), NULL, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
+		record_figure(&j, vcpu_stat_names[i], "events", vcpu_stat_deltas[i], NULL, 0);
+	free(rates);
+	json_object_end(&j);
+	if (vm_after.values) {
+		json_object_begin(&j, "phases");
+		record_phase_stats(&j, "run", &vm_stats, &vm_before, &vm_after);
+		json_object_end(&j);
+	}
+	record_end(&j, status, reason, tb.o.json_path);
+	json_free(&j);
+}
+
+static void on_early_exit(bool skip, const char *reason)
+{
+	if (skip)
+		ksft_test_result_skip("tlbie_bench: %s\n", reason);
+	else
+		ksft_test_result_fail("tlbie_bench: %s\n", reason);
+	write_json(skip ? "skip" : "fail", reason);
+}
+
+static void vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
+{
+	struct ucall uc;
+
+	for (;;) {
+		switch (vcpu_run_ucall(vcpu, &uc)) {
+		case UCALL_SYNC:
+			forks[vcpu->id] = uc.args[0];
+			remaps[vcpu->id] = uc.args[1];
+			break;
+		case UCALL_DONE:
+			return;
+		}
+	}
+}
+
+/* Sum of one stat over every vCPU. */
+static uint64_t vcpus_stat(struct kvm_stats *st, const char *name)
+{
+	uint64_t sum = 0, v;
+
+	for (uint32_t i = 0; i < tb.o.vcpus; i++)
+		if (stats_try_read(&st[i], name, &v))
+			sum += v;
+	return sum;
+}
+
+static void run(void)
+{
+	struct kvm_stats *vst = calloc(tb.o.vcpus, sizeof(*vst));
+	uint64_t before[ARRAY_SIZE(vcpu_stat_names)];
+	int profiler = -1;
+	struct timespec t0;
+	char why[128];
+
+	TEST_ASSERT(vst, "out of memory");
+	forks = calloc(tb.o.vcpus, sizeof(*forks));
+	remaps = calloc(tb.o.vcpus, sizeof(*remaps));
+	TEST_ASSERT(forks && remaps, "out of memory");
+	stats_open_vm(&vm_stats, tb.vm);
+	for (uint32_t v = 0; v < tb.o.vcpus; v++)
+		stats_open_vcpu(&vst[v], tb.vm->vcpus[v]);
+	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
+		before[i] = vcpus_stat(vst, vcpu_stat_names[i]);
+	stats_snapshot(&vm_stats, &vm_before);
+	if (tb.o.profile) {
+		profiler = tb_profile_start(why, sizeof(why));
+		if (profiler < 0)
+			ksft_print_msg("profile unavailable: %s\n", why);
+	}
+
+	watchdog_start(tb.vm, watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC));
+	t0 = ts_now();
+	vcpu_threads_start(tb.vm, vcpu_thread, NULL, tb.o.nr_cpus ? tb.o.cpus : NULL,
+			   tb.o.nr_cpus);
+	for (uint32_t s = 1; s <= tb.o.seconds; s++) {
+		uint64_t sum = 0;
+
+		sleep(1);
+		for (uint32_t v = 0; v < tb.o.vcpus; v++)
+			sum += tb.ga->vcpu[v].cycles;
+		ksft_print_msg("%us: %lu forks so far\n", s, (unsigned long)sum);
+	}
+	tb.ga->stop = 1;
+	vcpu_threads_join(tb.vm);
+	elapsed = ts_elapsed(t0);
+	watchdog_stop();
+	if (profiler > 0)
+		tb_profile_stop_and_print(profiler);
+
+	stats_snapshot(&vm_stats, &vm_after);
+	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
+		vcpu_stat_deltas[i] = vcpus_stat(vst, vcpu_stat_names[i]) - before[i];
+	for (uint32_t v = 0; v < tb.o.vcpus; v++)
+		stats_close(&vst[v]);
+	free(vst);
+}
+
+static void print_results(void)
+{
+	char line[512];
+	size_t len = 0;
+
+	printf("total throughput: %.1fK/sec\n", total_rate() / 1000);
+	for (uint32_t v = 0; v < tb.o.vcpus; v++)
+		ksft_print_msg("vCPU %u: %.1f/sec (%lu forks, %lu remaps verified)\n", v,
+			       rate_per_sec(forks[v], elapsed), (unsigned long)forks[v],
+			       (unsigned long)remaps[v]);
+	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
+		len += snprintf(line + len, sizeof(line) - len, "%s%s %ld", i ? ", " : "",
+				vcpu_stat_names[i], (long)vcpu_stat_deltas[i]);
+	ksft_print_msg("vCPU stats over the run: %s\n", line);
+	ksft_print_msg("VM MMU stats over the run:\n");
+	stats_delta_print(&vm_stats, &vm_before, &vm_after, "  ");
+}
+
+int main(int argc, char **argv)
+{
+	struct host_desc host;
+	uint64_t total = 0;
+
+	saved_argc = argc;
+	saved_argv = argv;
+	tb_parse_options(&tb.o, argc, argv);
+
+	ksft_print_header();
+	ksft_set_plan(1);
+	host_desc_read(&host);
+	host_desc_print(&host);
+	ksft_print_msg("%u vCPU(s) for %u s, %u pages per fork, flush: %s, %s address space%s\n",
+		       tb.o.vcpus, tb.o.seconds, tb.o.pages, tb_flush_name(tb.o.flush),
+		       tb.o.shared ? "one shared" : "one per vCPU", tb.o.shared ? "" : "s");
+	test_set_fail_hook(on_early_exit);
+
+	tb_setup(&tb);
+	run();
+	print_results();
+
+	for (uint32_t v = 0; v < tb.o.vcpus; v++)
+		total += forks[v];
+	TEST_ASSERT(total > 0, "no fork completed in %u s", tb.o.seconds);
+	test_set_fail_hook(NULL);
+	ksft_test_result_pass("tlbie_bench\n");
+	write_json("pass", NULL);
+	stats_snapshot_free(&vm_before);
+	stats_snapshot_free(&vm_after);
+	stats_close(&vm_stats);
+	vm_free(tb.vm);
+	ksft_finished();
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tlbie_bench options; every bad value is a one-line usage error before any guest. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memstress.h"
+#include "parse.h"
+#include "tb_host.h"
+#include "topology.h"
+
+static void __attribute__((noreturn)) help(const char *name)
+{
+	printf("usage: %s [-h] [-v vcpus] [-t seconds] [-c cpus] [--pages K]\n"
+	       "       [--flush page|full|hv] [--shared] [--profile] [--json file]\n\n", name);
+	printf(" -v: vCPUs, each running fork-style cycles (default: 1)\n"
+	       " -t: seconds to run (default: 5)\n"
+	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
+	       " --pages: pages each fork maps, protects, copies and unmaps (default: 16)\n"
+	       " --flush: page: invalidate each page (INVLPG); full: one full flush\n"
+	       "     (CR3 reload) per fork; hv: Hyper-V flush hypercalls, where the host\n"
+	       "     offers KVM_CAP_HYPERV_TLBFLUSH (default: page)\n"
+	       " --shared: all vCPUs in one address space, disjoint entries of shared tables\n"
+	       " --profile: sample the host's kernel with perf during the run; print the top\n"
+	       "     symbols\n"
+	       " --json FILE: write the result record to FILE\n");
+	exit(0);
+}
+
+const char *tb_flush_name(enum tb_flush f)
+{
+	return f == FLUSH_PAGE ? "page" : f == FLUSH_FULL ? "full" : "hv";
+}
+
+enum { OPT_PAGES = 256, OPT_FLUSH, OPT_SHARED, OPT_PROFILE, OPT_JSON };
+
+static const struct option long_opts[] = {
+	{ "pages", required_argument, NULL, OPT_PAGES },
+	{ "flush", required_argument, NULL, OPT_FLUSH },
+	{ "shared", no_argument, NULL, OPT_SHARED },
+	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+void tb_parse_options(struct tb_opts *o, int argc, char **argv)
+{
+	const char *cpu_list = NULL;
+	int opt;
+
+	o->vcpus = 1;
+	o->seconds = 5;
+	o->pages = 16;
+	while ((opt = getopt_long(argc, argv, "c:ht:v:", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			cpu_list = optarg;
+			break;
+		case 't':
+			o->seconds = parse_u64_opt("-t", optarg, 1, 24 * 3600);
+			break;
+		case 'v':
+			o->vcpus = parse_u64_opt("-v", optarg, 1, memstress_max_vcpus());
+			break;
+		case OPT_PAGES:
+			o->pages = parse_u64_opt("--pages", optarg, 1, TB_PT_ENTRIES);
+			break;
+		case OPT_FLUSH:
+			if (!strcmp(optarg, "page"))
+				o->flush = FLUSH_PAGE;
+			else if (!strcmp(optarg, "full"))
+				o->flush = FLUSH_FULL;
+			else if (!strcmp(optarg, "hv"))
+				o->flush = FLUSH_HV;
+			else
+				usage_error("--flush '%s': must be page, full or hv", optarg);
+			break;
+		case OPT_SHARED:
+			o->shared = true;
+			break;
+		case OPT_PROFILE:
+			o->profile = true;
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case 'h':
+			help(argv[0]);
+		default:
+			usage_error("unknown option; see -h");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+	/* --shared: every vCPU's entries in the same table. */
+	if (o->shared && o->pages * o->vcpus > TB_PT_ENTRIES)
+		usage_error("--pages '%u': with --shared, %u vCPUs x %u pages must fit the %d "
+			    "entries of one table (at most %u pages)", o->pages, o->vcpus, o->pages,
+			    TB_PT_ENTRIES, TB_PT_ENTRIES / o->vcpus);
+	if (cpu_list) {
+		o->nr_cpus = topology_parse_cpus_opt("-c", cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
+		if (o->nr_cpus < (int)o->vcpus || o->nr_cpus > (int)o->vcpus + 1)
+			usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus "
+				    "optionally one for the main thread", cpu_list, o->nr_cpus,
+				    o->vcpus);
+	}
+	if (o->flush == FLUSH_HV) {
+		if (!kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH))
+			test_skip("--flush hv: this host does not offer KVM_CAP_HYPERV_TLBFLUSH");
+		test_skip("--flush hv: the Hyper-V flush hypercalls are not implemented in "
+			  "kvm-mmu-perf's guest yet (the host offers KVM_CAP_HYPERV_TLBFLUSH)");
+	}
+}

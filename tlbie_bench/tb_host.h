@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tlbie_bench: the host side's state and files. */
+#ifndef TB_HOST_H
+#define TB_HOST_H
+
+#include <stdbool.h>
+
+#include "tb.h"
+
+struct tb_opts {
+	uint32_t vcpus;			/* -v */
+	uint32_t seconds;		/* -t */
+	uint32_t pages;			/* --pages */
+	enum tb_flush flush;		/* --flush */
+	bool shared;			/* --shared */
+	bool profile;			/* --profile */
+	const char *json_path;
+	int cpus[KMP_MAX_VCPUS + 1];
+	int nr_cpus;
+};
+
+struct tb {
+	struct tb_opts o;
+	struct kvm_vm *vm;
+	struct tb_guest_args *ga;	/* host view of the guest's tb_args */
+};
+
+/* options.c */
+void tb_parse_options(struct tb_opts *o, int argc, char **argv);
+const char *tb_flush_name(enum tb_flush f);
+
+/* setup.c: the VM, frames, and each vCPU's page tables. */
+void tb_setup(struct tb *t);
+
+/* profile.c: perf record of the whole host during the run. */
+int tb_profile_start(char *why, size_t len);
+void tb_profile_stop_and_print(int pid);
+
+#endif
