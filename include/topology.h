@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Lazily loaded hwloc topology of this host. */
 int topology_nr_cpus(void);		/* online logical CPUs (PUs) */
@@ -20,6 +21,12 @@ const char *topology_cpu_model(void);
  * KMP_EXIT_USAGE.  Returns the count; cpus[] gets the OS indices.
  */
 int topology_parse_cpus_opt(const char *opt, const char *s, int *cpus, int max);
+
+/*
+ * -c for vCPU threads: one CPU per vCPU, plus optionally one more for the
+ * main thread (as upstream's selftests); else a usage error.  Returns the count.
+ */
+int topology_parse_vcpu_pins_opt(const char *list, uint32_t nr_vcpus, int *cpus, int max);
 
 /* Pin a thread (pthread_self() for the caller) to one OS CPU. Fails the test on error. */
 void topology_pin_thread(pthread_t thread, int cpu);

@@ -35,9 +35,6 @@ bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg)
 
 void memstress_pin_opt(struct memstress_params *p, const char *list, int *cpus, int max)
 {
-	p->nr_cpus = topology_parse_cpus_opt("-c", list, cpus, max);
-	if (p->nr_cpus < (int)p->nr_vcpus || p->nr_cpus > (int)p->nr_vcpus + 1)
-		usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus optionally "
-			    "one for the main thread", list, p->nr_cpus, p->nr_vcpus);
+	p->nr_cpus = topology_parse_vcpu_pins_opt(list, p->nr_vcpus, cpus, max);
 	p->cpus = cpus;
 }

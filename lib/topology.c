@@ -149,3 +149,13 @@ const char *topology_cpu_model(void)
 		pkg = hwloc_get_root_obj(t);
 	return hwloc_obj_get_info_by_name(pkg, "CPUModel");
 }
+
+int topology_parse_vcpu_pins_opt(const char *list, uint32_t nr_vcpus, int *cpus, int max)
+{
+	int n = topology_parse_cpus_opt("-c", list, cpus, max);
+
+	if (n < (int)nr_vcpus || n > (int)nr_vcpus + 1)
+		usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus optionally "
+			    "one for the main thread", list, n, nr_vcpus);
+	return n;
+}

@@ -98,13 +98,9 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 		usage_error("--pages '%u': with --shared, %u vCPUs x %u pages must fit the %d "
 			    "entries of one table (at most %u pages)", o->pages, o->vcpus, o->pages,
 			    TB_PT_ENTRIES, TB_PT_ENTRIES / o->vcpus);
-	if (cpu_list) {
-		o->nr_cpus = topology_parse_cpus_opt("-c", cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
-		if (o->nr_cpus < (int)o->vcpus || o->nr_cpus > (int)o->vcpus + 1)
-			usage_error("-c '%s': %d CPUs for %u vCPUs; give one per vCPU, plus "
-				    "optionally one for the main thread", cpu_list, o->nr_cpus,
-				    o->vcpus);
-	}
+	if (cpu_list)
+		o->nr_cpus = topology_parse_vcpu_pins_opt(cpu_list, o->vcpus, o->cpus,
+							  ARRAY_SIZE(o->cpus));
 	if (o->flush == FLUSH_HV) {
 		if (!kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH))
 			test_skip("--flush hv: this host does not offer KVM_CAP_HYPERV_TLBFLUSH");
