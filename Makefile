@@ -92,11 +92,24 @@ TEST_HELPER_OBJS := $(OUTPUT)/obj/tests/jansson_view.c.o
 UNIT_SRCS := $(wildcard $(SRC)/tests/unit/*.c)
 UNIT_BIN := $(OUTPUT)/bin/unit_tests
 
-ALL_BINS := $(BENCH_BINS) $(SMOKE_BINS) $(UNIT_BIN)
+# Script tests (tests/*_test.sh, tests/*_test.py), copied next to the binaries.
+SCRIPT_TESTS := $(notdir $(wildcard $(SRC)/tests/*_test.sh $(SRC)/tests/*_test.py))
+SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS))
+
+# Small host tools (tools/NAME.c -> bin/NAME), e.g. kmp_cap for run.sh.
+TOOL_NAMES := $(patsubst $(SRC)/tools/%.c,%,$(wildcard $(SRC)/tools/*.c))
+TOOL_BINS := $(addprefix $(OUTPUT)/bin/,$(TOOL_NAMES))
+
+ALL_BINS := $(BENCH_BINS) $(SMOKE_BINS) $(UNIT_BIN) $(TOOL_BINS)
+
+$(OUTPUT)/bin/%_test.sh: $(SRC)/tests/%_test.sh
+	$(Q)mkdir -p $(dir $@) && cp $< $@
+$(OUTPUT)/bin/%_test.py: $(SRC)/tests/%_test.py
+	$(Q)mkdir -p $(dir $@) && cp $< $@
 
 .PHONY: all check run_tests install clean deps
 .DEFAULT_GOAL := all
-all: $(ALL_BINS)
+all: $(ALL_BINS) $(SCRIPT_BINS)
 
 # ---- dependencies and the kselftest harness --------------------------------
 DEPS_STAMP := $(OUTPUT)/.deps-ok
@@ -169,6 +182,11 @@ $(OUTPUT)/bin/$(1): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(wildcard $(SRC)/test
 endef
 $(foreach s,$(SMOKE_NAMES),$(eval $(call smoke_rule,$(s))))
 
+$(OUTPUT)/bin/%: $(OUTPUT)/obj/tools/%.c.o $(LIBKMP)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 $(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_OBJS) $(LIBKMP)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -179,8 +197,8 @@ $(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_O
 # ---- run -------------------------------------------------------------------
 # make check: unit tests, then the guest smoke tests, through kselftest's runner.
 check: all
-	$(Q)$(SRC)/scripts/ktap-run.sh $(KSFT_INC) $(OUTPUT)/bin $(SRC)/configs/settings \
-		$(notdir $(UNIT_BIN) $(SMOKE_BINS))
+	$(Q)KMP_SRC_DIR=$(SRC) KMP_BIN=$(OUTPUT)/bin $(SRC)/scripts/ktap-run.sh $(KSFT_INC) \
+		$(OUTPUT)/bin $(SRC)/configs/settings $(notdir $(UNIT_BIN) $(SMOKE_BINS)) $(SCRIPT_TESTS)
 
 # make run_tests: every benchmark at its default scale (until the benchmarks
 # exist, the smoke tests) through the real run_kselftest.sh.
@@ -197,6 +215,12 @@ install: all
 	$(Q)cp $(KSFT_INC)/kselftest/* $(INSTALL_PATH)/kselftest/
 	$(Q)cp $(ALL_BINS) $(INSTALL_PATH)/$(COLLECTION)/
 	$(Q)cp $(SRC)/configs/settings $(SRC)/configs/config $(INSTALL_PATH)/$(COLLECTION)/
+	@# run.sh works from INSTALL_PATH too: it finds kvm-mmu-perf/, configs/, scripts/.
+	$(Q)mkdir -p $(INSTALL_PATH)/configs $(INSTALL_PATH)/scripts $(INSTALL_PATH)/docs
+	$(Q)cp $(SRC)/run.sh $(INSTALL_PATH)/
+	$(Q)cp $(SRC)/configs/*.cfg $(INSTALL_PATH)/configs/
+	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(INSTALL_PATH)/scripts/
+	$(Q)cp $(SRC)/docs/results-schema.json $(INSTALL_PATH)/docs/
 	$(Q)for t in $(notdir $(RUN_TESTS_BINS)); do echo "$(COLLECTION):$$t"; done \
 		> $(INSTALL_PATH)/kselftest-list.txt
 

@@ -1,0 +1,363 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh: run groups of kvm-mmu-perf benchmarks from configs/*.cfg into a new
+# results folder, compare two result sets as the mailing-list tables, or
+# sweep one parameter.
+#
+#   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--list] [--dry-run]
+#   ./run.sh compare BASE NEW
+#   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
+#
+# Config text is data: sections are parsed line by line and arguments are
+# split on whitespace into an array; nothing from a config is evaluated.
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CONFIGS=${KMP_CONFIGS:-$HERE/configs}
+ARCH=$(uname -m)
+case "$ARCH" in aarch64) ARCH=arm64 ;; ppc64le|ppc64) ARCH=powerpc ;; esac
+# Binaries: KMP_BIN, an installed tree (kvm-mmu-perf/ next to run.sh), or the build tree.
+if [ -n "${KMP_BIN:-}" ]; then
+	BIN=$KMP_BIN
+elif [ -x "$HERE/kvm-mmu-perf/dirty_log_perf" ]; then
+	BIN=$HERE/kvm-mmu-perf
+else
+	BIN=$HERE/build/$ARCH/bin
+fi
+RESULTS_DIR=${KMP_RESULTS:-$HERE/results}
+PY=/usr/bin/python3
+RESULTS_PY=$HERE/scripts/kmp_results.py
+
+if [ -t 1 ]; then
+	C_OK=$'\e[32m' C_FAIL=$'\e[31m' C_SKIP=$'\e[33m' C_OFF=$'\e[0m'
+else
+	C_OK='' C_FAIL='' C_SKIP='' C_OFF=''
+fi
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 2
+}
+
+usage() {
+	sed -n '/^#   \.\/run.sh/p' "${BASH_SOURCE[0]}" | sed 's/^#  //'
+	exit "${1:-0}"
+}
+
+# ---- configs -------------------------------------------------------------
+# Parsed into parallel arrays, one entry per section.
+S_NAME=() S_FILE=() S_ARGS=() S_GROUPS=() S_ARCH=() S_REQ=() S_TIMEOUT=()
+
+trim() {
+	local s=$1
+	s=${s#"${s%%[![:space:]]*}"}
+	s=${s%"${s##*[![:space:]]}"}
+	printf '%s' "$s"
+}
+
+load_configs() {
+	local f line key value n=-1 lineno
+	for f in "$CONFIGS"/*.cfg; do
+		[ -e "$f" ] || die "no configs in $CONFIGS"
+		lineno=0
+		while IFS= read -r line || [ -n "$line" ]; do
+			lineno=$((lineno + 1))
+			line=$(trim "${line%%#*}")
+			[ -z "$line" ] && continue
+			if [[ $line =~ ^\[([A-Za-z0-9_.=-]+)\]$ ]]; then
+				n=$((n + 1))
+				S_NAME[n]=${BASH_REMATCH[1]}
+				S_FILE[n]='' S_ARGS[n]='' S_GROUPS[n]='' S_ARCH[n]='' S_REQ[n]='' S_TIMEOUT[n]=300
+				continue
+			fi
+			[[ $line == *=* ]] || die "$f:$lineno: expected 'key = value' or '[section]'"
+			[ "$n" -ge 0 ] || die "$f:$lineno: key outside a section"
+			key=$(trim "${line%%=*}")
+			value=$(trim "${line#*=}")
+			case "$key" in
+			file) [[ $value =~ ^[A-Za-z0-9_]+$ ]] || die "$f:$lineno: bad file '$value'"
+			      S_FILE[n]=$value ;;
+			args) S_ARGS[n]=$value ;;
+			groups) S_GROUPS[n]=$value ;;
+			arch) S_ARCH[n]=$value ;;
+			requires) S_REQ[n]=$value ;;
+			timeout) [[ $value =~ ^[0-9]+$ ]] || die "$f:$lineno: timeout '$value' is not seconds"
+				 S_TIMEOUT[n]=$value ;;
+			*) die "$f:$lineno: unknown key '$key'" ;;
+			esac
+		done < "$f"
+	done
+	for ((n = 0; n < ${#S_NAME[@]}; n++)); do
+		[ -n "${S_FILE[n]}" ] || die "section [${S_NAME[n]}] has no 'file'"
+	done
+}
+
+in_list() {	# in_list WORD "w1 w2 ..."
+	local w
+	for w in $2; do [ "$w" = "$1" ] && return 0; done
+	return 1
+}
+
+# ---- requires ------------------------------------------------------------
+# Prints why a requirement is not met; nothing when all are.
+unmet() {
+	local req size count kb free total
+	for req in $1; do
+		case "$req" in
+		root) [ "$(id -u)" = 0 ] || { echo "needs root"; return; } ;;
+		tracefs)
+			[ -d /sys/kernel/tracing ] || [ -d /sys/kernel/debug/tracing ] ||
+				{ echo "needs tracefs (/sys/kernel/tracing)"; return; } ;;
+		hugetlb:*)
+			IFS=: read -r _ size count <<< "$req"
+			case "$size" in 2M) kb=2048 ;; 1G) kb=1048576 ;; *) echo "bad requirement '$req'"; return ;; esac
+			[ -d "/sys/kernel/mm/hugepages/hugepages-${kb}kB" ] ||
+				{ echo "no $size hugetlb pages on this kernel"; return; }
+			free=$(cat "/sys/kernel/mm/hugepages/hugepages-${kb}kB/free_hugepages")
+			# As root the benchmark reserves what it needs (and gives it back).
+			if [ "$(id -u)" != 0 ] && [ "$free" -lt "$count" ]; then
+				echo "needs $count free $size hugetlb pages (have $free): raise /proc/sys/vm/nr_hugepages"
+				return
+			fi
+			total=$(awk '/MemTotal/ {print $2}' /proc/meminfo)
+			[ $((count * kb)) -lt "$total" ] ||
+				{ echo "needs $count $size hugetlb pages: more than this host's memory"; return; } ;;
+		cap:*)
+			"$BIN/kmp_cap" "${req#cap:}" 2>/dev/null
+			case $? in
+			0) ;;
+			1) echo "KVM does not offer KVM_CAP_${req#cap:}"; return ;;
+			*) echo "cannot check '$req' (kmp_cap missing or unknown name)"; return ;;
+			esac ;;
+		*) echo "unknown requirement '$req'"; return ;;
+		esac
+	done
+}
+
+# ---- running -------------------------------------------------------------
+SELECTED=()
+select_sections() {	# from SEL_GROUPS[] and TESTS[]
+	local n g t ok
+	for ((n = 0; n < ${#S_NAME[@]}; n++)); do
+		in_list "$ARCH" "${S_ARCH[n]:-$ARCH}" || continue
+		ok=0
+		if [ ${#TESTS[@]} -gt 0 ]; then
+			for t in "${TESTS[@]}"; do [ "$t" = "${S_NAME[n]}" ] && ok=1; done
+		else
+			for g in "${SEL_GROUPS[@]}"; do in_list "$g" "${S_GROUPS[n]}" && ok=1; done
+		fi
+		[ $ok = 1 ] && SELECTED+=("$n")
+	done
+	if [ ${#TESTS[@]} -gt 0 ]; then
+		for t in "${TESTS[@]}"; do
+			local found=0
+			for ((n = 0; n < ${#S_NAME[@]}; n++)); do [ "$t" = "${S_NAME[n]}" ] && found=1; done
+			[ $found = 1 ] || die "-t '$t': no such section; see --list"
+		done
+	fi
+}
+
+new_results_dir() {	# new_results_dir LABEL -> a folder that did not exist
+	local base stamp dir i=1
+	stamp=$(date +%Y%m%d-%H%M%S)
+	base="$RESULTS_DIR/$stamp-$1"
+	dir=$base
+	mkdir -p "$RESULTS_DIR" || die "cannot create $RESULTS_DIR"
+	while ! mkdir "$dir" 2>/dev/null; do
+		i=$((i + 1))
+		dir="$base-$i"
+	done
+	echo "$dir"
+}
+
+host_description() {
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "kernel: $(uname -srvm)"
+	grep -m1 'model name' /proc/cpuinfo 2>/dev/null
+	echo "cpus: $(nproc)"
+	grep MemTotal /proc/meminfo
+	local m p
+	for m in kvm kvm_intel kvm_amd kvm_pvm kvm_hv; do
+		[ -d "/sys/module/$m/parameters" ] || continue
+		for p in /sys/module/$m/parameters/*; do
+			[ -r "$p" ] && echo "$m.$(basename "$p")=$(cat "$p" 2>/dev/null)"
+		done
+	done
+}
+
+INTERRUPTED=0
+on_int() { INTERRUPTED=1; }
+
+# run_one N REP OUTDIR [EXTRA_ARGS...]: one run of section N; prints its status word.
+run_one() {
+	local n=$1 rep=$2 out=$3 name status rc why
+	shift 3
+	name=${S_NAME[n]}
+	local -a argv
+	read -r -a argv <<< "${S_ARGS[n]}"
+	why=$(unmet "${S_REQ[n]}")
+	if [ -n "$why" ]; then
+		echo "skip: $why" > "$out/$name.$rep.log"
+		echo "SKIP $why"
+		return
+	fi
+	[ -x "$BIN/${S_FILE[n]}" ] || die "$BIN/${S_FILE[n]} not found: run 'make' first (or set KMP_BIN)"
+	timeout --foreground -k 10 "${S_TIMEOUT[n]}" "$BIN/${S_FILE[n]}" "${argv[@]}" "$@" \
+		--json "$out/$name.$rep.json" > "$out/$name.$rep.log" 2>&1 < /dev/null
+	rc=$?
+	case $rc in
+	0) status=PASS ;;
+	4) status="SKIP $(grep -m1 '# SKIP' "$out/$name.$rep.log" | sed 's/.*# SKIP:* *//')" ;;
+	124|137) status="FAIL timeout after ${S_TIMEOUT[n]} s" ;;
+	130) status="FAIL interrupted" ;;
+	*) status="FAIL exit $rc" ;;
+	esac
+	echo "$status"
+}
+
+# run_sections OUTDIR LABEL [EXTRA_ARGS...] over SELECTED, REPEAT times.
+run_sections() {
+	local out=$1 total=$(( ${#SELECTED[@]} * REPEAT )) i=0 n rep status t0 t1
+	local -a notrun=()
+	shift
+	{
+		echo "TAP version 13"
+		echo "1..$total"
+	} > "$out/summary.ktap"
+	host_description > "$out/host.txt"
+	trap on_int INT TERM
+	for n in "${SELECTED[@]}"; do
+		for ((rep = 1; rep <= REPEAT; rep++)); do
+			if [ $INTERRUPTED = 1 ]; then
+				notrun+=("${S_NAME[n]}.$rep")
+				continue
+			fi
+			i=$((i + 1))
+			printf '[%d/%d] %s (run %d/%d) ... ' "$i" "$total" "${S_NAME[n]}" "$rep" "$REPEAT"
+			t0=$(date +%s)
+			status=$(run_one "$n" "$rep" "$out" "$@")
+			t1=$(date +%s)
+			# The benchmark died of the Ctrl-C (bash then skips its own trap).
+			[ "$status" = "FAIL interrupted" ] && INTERRUPTED=1
+			case "$status" in
+			PASS) echo "${C_OK}ok${C_OFF} ($((t1 - t0)) s)"
+			      echo "ok $i ${S_NAME[n]}.$rep" >> "$out/summary.ktap" ;;
+			SKIP*) echo "${C_SKIP}skip${C_OFF}: ${status#SKIP }"
+			       echo "ok $i ${S_NAME[n]}.$rep # SKIP ${status#SKIP }" >> "$out/summary.ktap" ;;
+			*) echo "${C_FAIL}FAIL${C_OFF}: ${status#FAIL } (log: $out/${S_NAME[n]}.$rep.log)"
+			   echo "not ok $i ${S_NAME[n]}.$rep # ${status#FAIL }" >> "$out/summary.ktap" ;;
+			esac
+		done
+	done
+	trap - INT TERM
+	if [ ${#notrun[@]} -gt 0 ]; then
+		echo "interrupted: did not run: ${notrun[*]}"
+		echo "# interrupted: did not run: ${notrun[*]}" >> "$out/summary.ktap"
+	fi
+}
+
+finish() {	# print where things are and the verdict
+	local out=$1 failed
+	failed=$(grep -c '^not ok' "$out/summary.ktap")
+	[ -x "$PY" ] && [ -f "$RESULTS_PY" ] && "$PY" "$RESULTS_PY" summary "$out"
+	echo "results: $out"
+	[ $INTERRUPTED = 1 ] && exit 130
+	[ "$failed" = 0 ] || exit 1
+	exit 0
+}
+
+cmd_run() {
+	local list=0 dry=0 n
+	SEL_GROUPS=() TESTS=() REPEAT=1
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-g) [ $# -ge 2 ] || die "-g needs a group"; SEL_GROUPS+=("$2"); shift 2 ;;
+		-t) [ $# -ge 2 ] || die "-t needs a section name"; TESTS+=("$2"); shift 2 ;;
+		--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat '${2:-}': a positive number"
+			  REPEAT=$2; shift 2 ;;
+		--results) [ $# -ge 2 ] || die "--results needs a folder"; RESULTS_DIR=$2; shift 2 ;;
+		--list) list=1; shift ;;
+		--dry-run) dry=1; shift ;;
+		-h|--help) usage 0 ;;
+		*) die "unknown argument '$1'; see --help" ;;
+		esac
+	done
+	[ ${#SEL_GROUPS[@]} -gt 0 ] || SEL_GROUPS=(ci)
+	load_configs
+	if [ $list = 1 ]; then
+		for ((n = 0; n < ${#S_NAME[@]}; n++)); do
+			printf '%-28s %-16s groups: %s\n' "${S_NAME[n]}" "${S_FILE[n]}" "${S_GROUPS[n]}"
+		done
+		exit 0
+	fi
+	select_sections
+	[ ${#SELECTED[@]} -gt 0 ] || die "no section in group(s) ${SEL_GROUPS[*]} for $ARCH; see --list"
+	if [ $dry = 1 ]; then
+		for n in "${SELECTED[@]}"; do
+			why=$(unmet "${S_REQ[n]}")
+			echo "${S_NAME[n]}: $BIN/${S_FILE[n]} ${S_ARGS[n]} (x$REPEAT, timeout ${S_TIMEOUT[n]} s)${why:+ [would skip: $why]}"
+		done
+		exit 0
+	fi
+	local label
+	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
+	OUT=$(new_results_dir "$label")
+	echo "running ${#SELECTED[@]} section(s) x $REPEAT into $OUT"
+	run_sections "$OUT"
+	finish "$OUT"
+}
+
+cmd_compare() {
+	[ $# = 2 ] || die "usage: run.sh compare BASE NEW"
+	[ -d "$1" ] || die "compare: '$1' is not a results folder"
+	[ -d "$2" ] || die "compare: '$2' is not a results folder"
+	exec "$PY" "$RESULTS_PY" compare "$1" "$2"
+}
+
+# sweep TEST --vary VAR=v1,v2,...: the section once per value, then the table and plot.
+cmd_sweep() {
+	local test=${1:-} vary='' var values opt n v i
+	[ -n "$test" ] || die "usage: run.sh sweep TEST --vary VAR=v1,v2,... [--repeat N]"
+	shift
+	REPEAT=1
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--vary) vary=${2:-}; shift 2 ;;
+		--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat '${2:-}': a positive number"
+			  REPEAT=$2; shift 2 ;;
+		--results) RESULTS_DIR=$2; shift 2 ;;
+		*) die "unknown argument '$1'" ;;
+		esac
+	done
+	[[ $vary =~ ^([a-z]+)=([A-Za-z0-9.,]+)$ ]] || die "--vary '$vary': use VAR=v1,v2 (vcpus or chunk)"
+	var=${BASH_REMATCH[1]}
+	values=${BASH_REMATCH[2]}
+	case "$var" in vcpus) opt=-v ;; chunk) opt=-k ;; *) die "--vary: '$var' must be vcpus or chunk" ;; esac
+	load_configs
+	TESTS=("$test") SEL_GROUPS=()
+	select_sections
+	n=${SELECTED[0]}
+	OUT=$(new_results_dir "sweep-$test-$var")
+	echo "sweeping $test over $var=$values into $OUT"
+	# One pseudo-section per value: the same section with "$opt VALUE" appended.
+	local base_name=${S_NAME[n]}
+	IFS=, read -r -a vals <<< "$values"
+	i=${#S_NAME[@]}
+	SELECTED=()
+	for v in "${vals[@]}"; do
+		S_NAME[i]="$base_name-$var=$v" S_FILE[i]=${S_FILE[n]} S_ARGS[i]="${S_ARGS[n]} $opt $v"
+		S_REQ[i]=${S_REQ[n]} S_TIMEOUT[i]=${S_TIMEOUT[n]}
+		SELECTED+=("$i")
+		i=$((i + 1))
+	done
+	run_sections "$OUT"
+	"$PY" "$RESULTS_PY" sweep-table "$OUT" "$base_name" "$var" || echo "sweep table failed"
+	finish "$OUT"
+}
+
+case "${1:-}" in
+compare) shift; cmd_compare "$@" ;;
+sweep) shift; cmd_sweep "$@" ;;
+*) cmd_run "$@" ;;
+esac

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Tests of run.sh (KTAP): dry runs of every group, bad usage, a real run of a
+# ci subset with repeats, new folders every time, unmet requirements as
+# skips, Ctrl-C, and a sweep with its table and plot.
+set -u
+SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
+RUN=$SRC/run.sh
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export KMP_RESULTS=$TMP/results
+n=0 failed=0
+
+ok() {	# ok CONDITION-EXIT-CODE NAME
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..14"
+
+# 1. --dry-run over every group named in the configs.
+groups=$(sed -n 's/^groups *= *//p' "$SRC"/configs/*.cfg | tr ' ' '\n' | sort -u)
+bad=0
+for g in $groups; do
+	out=$("$RUN" -g "$g" --dry-run 2>&1)
+	rc=$?
+	# A group may have no section for this arch (e.g. arm64 only): exit 2 saying so.
+	if [ $rc != 0 ] && ! grep -q "no section in group" <<< "$out"; then
+		echo "# dry run of $g: rc=$rc: $out"
+		bad=1
+	fi
+done
+ok $bad "dry run of every group ($(echo $groups | wc -w) groups)"
+
+# 2. Bad usage is a clear error, exit 2.
+out=$("$RUN" -g nosuch 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "no section in group(s) nosuch" <<< "$out"
+ok $? "unknown group is an error"
+out=$("$RUN" --repeat 0 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--repeat '0'" <<< "$out"
+ok $? "--repeat 0 is an error"
+out=$("$RUN" -t nosuch 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "-t 'nosuch': no such section" <<< "$out"
+ok $? "unknown section is an error"
+
+# 3. A real ci subset, twice each: one folder with every log and record.
+out=$("$RUN" -t dlp-seed003 -t tlbie-seed001 --repeat 2 2>&1); rc=$?
+dir=$(sed -n 's/^results: //p' <<< "$out")
+echo "$out" | sed 's/^/# /'
+[ $rc = 0 ] && [ -d "$dir" ] && [ -s "$dir/host.txt" ] &&
+	[ "$(grep -c '^ok ' "$dir/summary.ktap")" = 4 ] &&
+	for s in dlp-seed003 tlbie-seed001; do
+		for r in 1 2; do
+			[ -s "$dir/$s.$r.log" ] && "$SRC/scripts/check-record.py" "$dir/$s.$r.json" || exit 1
+		done
+	done
+ok $? "ci subset with --repeat 2: logs, valid records, KTAP summary"
+
+# 4. A second run never reuses a folder (even within the same second).
+d1=$("$RUN" -t tlbie-seed001 --dry-run >/dev/null; "$RUN" -t dlp-seed003 2>&1 | sed -n 's/^results: //p')
+d2=$("$RUN" -t dlp-seed003 2>&1 | sed -n 's/^results: //p')
+[ -n "$d1" ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] && [ -s "$d1/dlp-seed003.1.json" ]
+ok $? "every run gets a new results folder"
+
+# 5. An unmet requirement is a skip with the reason.
+mkdir -p "$TMP/cfg"
+cat > "$TMP/cfg/t.cfg" <<'EOF'
+[needs-lots]
+file = tlbie_bench
+args = -v 1 -t 1
+groups = t
+requires = hugetlb:1G:100000
+timeout = 60
+EOF
+out=$(KMP_CONFIGS=$TMP/cfg "$RUN" -g t 2>&1); rc=$?
+dir=$(sed -n 's/^results: //p' <<< "$out")
+[ $rc = 0 ] && grep -q "# SKIP needs 100000 1G hugetlb pages: more than this host's memory" "$dir/summary.ktap"
+ok $? "unmet requirement is a skip with the reason"
+
+# 6. Config text is data: a section with shell in its args is not executed.
+cat > "$TMP/cfg/t.cfg" <<EOF
+[inject]
+file = tlbie_bench
+args = -v 1 -t 1 \$(touch $TMP/pwned) ; touch $TMP/pwned
+groups = t
+timeout = 60
+EOF
+KMP_CONFIGS=$TMP/cfg "$RUN" -g t > /dev/null 2>&1
+[ ! -e "$TMP/pwned" ]
+ok $? "args are never evaluated"
+
+# 7. A bad config is a clear error naming the file and line.
+printf '[x]\nfile = tlbie_bench\ncolour = red\n' > "$TMP/cfg/t.cfg"
+out=$(KMP_CONFIGS=$TMP/cfg "$RUN" --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "t.cfg:3: unknown key 'colour'" <<< "$out"
+ok $? "unknown config key names file and line"
+
+# 8. Ctrl-C stops the group cleanly and lists what did not run.
+cat > "$TMP/cfg/t.cfg" <<'EOF'
+[slow-a]
+file = tlbie_bench
+args = -v 1 -t 20
+groups = t
+timeout = 60
+
+[slow-b]
+file = tlbie_bench
+args = -v 1 -t 20
+groups = t
+timeout = 60
+EOF
+KMP_CONFIGS=$TMP/cfg setsid "$RUN" -g t > "$TMP/int.out" 2>&1 &
+pid=$!
+sleep 3
+kill -INT -- -"$pid" 2>/dev/null || kill -INT "$pid"
+wait "$pid"; rc=$?
+grep -q "did not run: slow-b.1" "$TMP/int.out" && [ $rc = 130 ] && ! pgrep -x tlbie_bench > /dev/null
+ok $? "Ctrl-C stops cleanly and lists what did not run (rc=$rc)"
+
+# 9-10. A sweep: one run per value, then text, CSV and plots.
+out=$("$RUN" sweep tlbie-seed001 --vary vcpus=1,2 2>&1); rc=$?
+dir=$(sed -n 's/^results: //p' <<< "$out")
+echo "$out" | sed 's/^/# /'
+[ $rc = 0 ] && [ -s "$dir/tlbie-seed001-vcpus=1.1.json" ] && [ -s "$dir/tlbie-seed001-vcpus=2.1.json" ]
+ok $? "sweep runs each value"
+[ -s "$dir/sweep.txt" ] && [ -s "$dir/sweep.csv" ] && [ -s "$dir/sweep.png" ] && [ -s "$dir/sweep.svg" ] &&
+	[ "$(grep -c . "$dir/sweep.csv")" -ge 3 ]
+ok $? "sweep writes its table, CSV, PNG and SVG"
+
+# 11. compare refuses what is not a results folder.
+out=$("$RUN" compare "$TMP/nope" "$TMP" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "is not a results folder" <<< "$out"
+ok $? "compare of a missing folder is an error"
+
+# 12. compare of two real runs prints the tlbie line.
+a=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
+b=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
+out=$("$RUN" compare "$a" "$b" 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+[ $rc = 0 ] && grep -q "total throughput: " <<< "$out"
+ok $? "compare of two real runs"
+
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]
