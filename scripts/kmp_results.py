@@ -1,0 +1,798 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Read kvm-mmu-perf result sets: compare two, tabulate a sweep, summarise one.
+
+A result set is a folder written by run.sh: host.txt, summary.ktap, and for
+each config section NAME and repeat R (from 1) NAME.R.log and NAME.R.json,
+the benchmark's JSON record (docs/results.md).
+
+  kmp_results.py compare BASE NEW
+      The mailing-list tables of each tool for BASE (before) and NEW (after):
+      medians over repeats, their spread (min..max), and "(within noise)"
+      where the difference does not stand out of the spread.
+  kmp_results.py sweep-table DIR SECTION_PREFIX VAR
+      Sections PREFIX-VAR=VALUE of DIR as DIR/sweep.txt, sweep.csv and,
+      with gnuplot, sweep.png and sweep.svg.
+  kmp_results.py summary DIR
+      One line per section: status counts and the main figures' medians.
+
+Exit status: 0 done; 1 gnuplot failed (sweep-table); 2 a bad command line or
+bad data: a malformed, truncated or inconsistent record, or parameters that
+differ between BASE and NEW.  On bad data compare and sweep-table print one
+line per problem on stderr, naming the file, and no table at all.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+
+PROG = "kmp_results.py"
+RECORD_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.json$")
+LOG_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.log$")
+ENVELOPE = ("schema_version", "tool", "tool_version", "command", "started_at", "host",
+            "status", "reason", "finished_at")
+ZAP_EVENT = "kvm_mmu_zap_all_fast"     # the tracepoint zap_latency names its line after
+NOTE_1RUN = "(1 run: noise unknown)"
+NOTE_NOISE = "(within noise)"
+
+
+class BadData(Exception):
+    """A record (or a pair of sections) that must not be turned into a table."""
+
+
+# ---------------------------------------------------------------- loading
+
+def _no_duplicates(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError("duplicate key %r" % key)
+        obj[key] = value
+    return obj
+
+
+def _no_constant(name):
+    raise ValueError("%s is not a JSON number" % name)
+
+
+def _is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_figures(figs, where):
+    """The fixed figure shape of the schema: {unit, value[, values]}."""
+    if not isinstance(figs, dict):
+        raise BadData("%s is not an object" % where)
+    for name, f in figs.items():
+        if not isinstance(f, dict) or set(f) - {"unit", "value", "values"}:
+            raise BadData("%s/%s is not a figure {unit, value, values}" % (where, name))
+        if not isinstance(f.get("unit"), str) or not f["unit"]:
+            raise BadData("%s/%s has no unit" % (where, name))
+        if "value" not in f or not (f["value"] is None or _is_num(f["value"])):
+            raise BadData("%s/%s: value is not a number or null" % (where, name))
+        if "values" in f and not (isinstance(f["values"], list) and
+                                  all(_is_num(v) for v in f["values"])):
+            raise BadData("%s/%s: values is not an array of numbers" % (where, name))
+
+
+def load_record(path):
+    """Parse and check one record; BadData says what is wrong with it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            rec = json.load(f, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except OSError as e:
+        raise BadData("cannot read: %s" % e.strerror) from e
+    except UnicodeDecodeError as e:
+        raise BadData("not UTF-8: %s" % e) from e
+    except ValueError as e:     # JSONDecodeError included: a truncated file lands here
+        raise BadData("not valid JSON (truncated?): %s" % e) from e
+    if not isinstance(rec, dict) or "schema_version" not in rec:
+        raise BadData("not a result record (no schema_version)")
+    if rec["schema_version"] != 1 or isinstance(rec["schema_version"], bool):
+        raise BadData("schema_version %r, this reader knows 1" % (rec["schema_version"],))
+    missing = [m for m in ENVELOPE if m not in rec]
+    if missing:
+        raise BadData("incomplete record: no %s" % ", ".join(missing))
+    if not isinstance(rec["tool"], str) or not rec["tool"]:
+        raise BadData("no tool name")
+    if rec["status"] not in ("pass", "fail", "skip"):
+        raise BadData("status %r is not pass, fail or skip" % (rec["status"],))
+    if not isinstance(rec.get("params", {}), dict):
+        raise BadData("params is not an object")
+    if "figures" in rec:
+        _check_figures(rec["figures"], "figures")
+    runs = rec.get("runs")
+    if runs is not None:
+        if not isinstance(runs, list):
+            raise BadData("runs is not an array")
+        for i, run in enumerate(runs):
+            if (not isinstance(run, dict) or not _is_num(run.get("vcpus"))
+                    or not isinstance(run.get("mem_fault_exits"), bool)):
+                raise BadData("runs/%d lacks vcpus or mem_fault_exits" % i)
+            _check_figures(run.get("figures"), "runs/%d/figures" % i)
+    # A passing run measured something: its figures (a demand_paging sweep
+    # keeps them per run, under runs).
+    if rec["status"] == "pass" and "figures" not in rec and runs is None:
+        raise BadData("status pass but no figures")
+    return rec
+
+
+class Section:
+    """One config section of a result set: its repeats, sorted by status."""
+
+    def __init__(self, name):
+        self.name = name
+        self.tool = None
+        self.params = None      # of the passing repeats, which must agree
+        self.params_from = None  # the file they were first read from
+        self.passed = []        # (repeat, record) with status pass
+        self.excluded = []      # (repeat, status, reason) of fail/skip records
+        self.no_record = []     # repeats with a log but no JSON record
+        self.bad = False        # a record of it is unusable (reported as an error)
+
+    def counts(self):
+        c = {"pass": len(self.passed), "fail": 0, "skip": 0}
+        for _, status, _ in self.excluded:
+            c[status] += 1
+        return c
+
+
+def load_set(folder):
+    """All records of a result folder: ({name: Section}, [error lines])."""
+    sections, errors = {}, []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as e:
+        return {}, ["%s: cannot read the result folder: %s" % (folder, e.strerror)]
+    for fname in names:
+        m = RECORD_NAME.match(fname)
+        if not m:
+            continue
+        path = os.path.join(folder, fname)
+        sec = sections.setdefault(m["section"], Section(m["section"]))
+        repeat = int(m["repeat"])
+        try:
+            rec = load_record(path)
+            if sec.tool is None:
+                sec.tool = rec["tool"]
+            elif rec["tool"] != sec.tool:
+                raise BadData("tool %s, but other repeats of section %s ran %s"
+                              % (rec["tool"], sec.name, sec.tool))
+            if rec["status"] == "pass":
+                params = rec.get("params", {})
+                if sec.params is None:
+                    sec.params, sec.params_from = params, fname
+                elif params != sec.params:
+                    raise BadData("parameters differ from those of %s (same section): %s"
+                                  % (sec.params_from, ", ".join(param_diff(params, sec.params))))
+                sec.passed.append((repeat, rec))
+            else:
+                sec.excluded.append((repeat, rec["status"], rec["reason"]))
+        except BadData as e:
+            sec.bad = True
+            errors.append("%s: %s" % (path, e))
+    for fname in names:         # a log without a record: the run died hard
+        m = LOG_NAME.match(fname)
+        if m and not os.path.exists(os.path.join(folder, fname[:-4] + ".json")):
+            sections.setdefault(m["section"], Section(m["section"])).no_record.append(
+                int(m["repeat"]))
+    return sections, errors
+
+
+def param_diff(a, b):
+    """The keys whose values differ, as 'key (A vs B)'."""
+    out = []
+    for k in sorted(set(a) | set(b)):
+        if a.get(k, "absent") != b.get(k, "absent"):
+            out.append("%s (%s vs %s)" % (k, json.dumps(a.get(k, "absent")),
+                                          json.dumps(b.get(k, "absent"))))
+    return out
+
+
+def fail(errors):
+    for e in errors:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+    sys.exit(2)
+
+
+# ---------------------------------------------------------------- statistics
+
+class Stat:
+    """Median, min and max of the samples (repeats or runs) of one number."""
+
+    def __init__(self, samples):
+        self.samples = [s for s in samples if s is not None]
+        self.n = len(self.samples)
+        if self.n:
+            self.med = statistics.median(self.samples)
+            self.lo, self.hi = min(self.samples), max(self.samples)
+
+    def spread(self):
+        """(max - min) / |median|: the relative spread."""
+        if self.med == 0:
+            return 0.0 if self.hi == self.lo else math.inf
+        return (self.hi - self.lo) / abs(self.med)
+
+
+def rel_change(b, n):
+    if b.med == 0:
+        return 0.0 if n.med == 0 else math.inf
+    return (n.med - b.med) / abs(b.med)
+
+
+def noise_note(b, n):
+    """(within noise) when the ranges overlap or the change is below the spread."""
+    if b.n < 2 or n.n < 2:
+        return NOTE_1RUN
+    if (b.lo <= n.hi and n.lo <= b.hi) or abs(rel_change(b, n)) < max(b.spread(), n.spread()):
+        return NOTE_NOISE
+    return ""
+
+
+def pct_cell(b, n):
+    """The seed-000 cell: the percentage change, integer, '56%' / '-81%'."""
+    if not b.n or not n.n or b.med == 0:
+        return "n/a"
+    cell = "%.0f%%" % (100 * rel_change(b, n))
+    return "0%" if cell == "-0%" else cell
+
+
+def range_text(s, fmt):
+    if s.n == 1:
+        return "1 run"
+    return "%s..%s (%d runs, spread %.1f%%)" % (fmt(s.lo), fmt(s.hi), s.n, 100 * s.spread())
+
+
+def compare_line(label, b, n, fmt, how="pct", rfmt=None):
+    """'  label: B -> N (+x.x% | xR); base lo..hi (...), new lo..hi (...) (note)'.
+
+    fmt formats the medians, rfmt (default fmt) the ranges."""
+    rfmt = rfmt or fmt
+    if not b.n or not n.n:
+        return "  %s: %s -> %s" % (label, fmt(b.med) if b.n else "n/a",
+                                   fmt(n.med) if n.n else "n/a")
+    rel = rel_change(b, n)
+    if math.isinf(rel):
+        change = "n/a"
+    elif how == "ratio":
+        change = "x%.2f" % (1 + rel)
+    else:
+        change = "%+.1f%%" % (100 * rel)
+    line = "  %s: %s -> %s (%s); base %s, new %s" % (
+        label, fmt(b.med), fmt(n.med), change, range_text(b, rfmt), range_text(n, rfmt))
+    note = noise_note(b, n)
+    return line + (" " + note if note else "")
+
+
+# ---------------------------------------------------------------- formats
+
+def fmt_ts(sec):
+    """Seconds the way the C code prints a timespec: %ld.%.9lds."""
+    ns = int(round(sec * 1e9))
+    return "%d.%09ds" % (ns // 10**9, ns % 10**9)
+
+
+def fmt_int(v):
+    return "%d" % int(round(v))
+
+
+def fmt_num(v):
+    return fmt_int(v) if float(v).is_integer() else "%.3f" % v
+
+
+def fmt_value(v, unit):
+    """A figure's value with its unit, for summaries."""
+    if v is None:
+        return "n/a"
+    if unit == "s":
+        return fmt_ts(v)
+    if unit in ("ns", "pages", "pages/s", "breaks"):
+        return "%s %s" % (fmt_int(v), unit)
+    return "%s %s" % (fmt_num(v), unit)
+
+
+def fmt_size(nbytes):
+    """The seed-000 chunk column: lib/report.c size_format() with a B ('1GB', '64MB')."""
+    if nbytes == 0:
+        return "whole slot"
+    for i in range(3, -1, -1):
+        unit = 1 << (10 * (i + 1))
+        whole, rem = divmod(nbytes, unit)
+        if not whole:
+            continue
+        if rem % (unit // 4):
+            break
+        frac = {0: "", 2: ".5"}.get(rem * 4 // unit, ".%d" % (rem * 4 // unit * 25))
+        return "%d%s%sB" % (whole, frac, "KMGT"[i])
+    for i in range(3, -1, -1):
+        unit = 1 << (10 * (i + 1))
+        if nbytes >= unit and nbytes % unit == 0:
+            return "%d%sB" % (nbytes // unit, "KMGT"[i])
+    return "%dB" % nbytes
+
+
+def framed_table(header, rows):
+    """A '+====+' framed table in seed 000's style."""
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+
+    def line(cells):
+        return "|" + "|".join(" %-*s " % (w, c) for w, c in zip(widths, cells)) + "|"
+    double = "+" + "+".join("=" * (w + 2) for w in widths) + "+"
+    single = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    out = [double, line(header), double]
+    for r in rows:
+        out += [line(r), single]
+    return out
+
+
+# ---------------------------------------------------------------- record access
+
+def fig_value(rec, name):
+    f = rec.get("figures", {}).get(name)
+    return f.get("value") if f else None
+
+
+def fig_stat(sec, name):
+    """Median etc. over the repeats of one figure's value."""
+    return Stat(fig_value(rec, name) for _, rec in sec.passed)
+
+
+def dlp_clear_figure(sec):
+    """dirty_log_perf's clear figure and its labels (the ring resets instead)."""
+    if sec.params.get("log") == "dirty_ring":
+        return "reset_dirty_rings_time", "reset dirty rings", "Reset dirty rings"
+    return "clear_dirty_log_time", "clear dirty log", "Clear dirty log"
+
+
+def dp_runs(rec):
+    """demand_paging: (vcpus, mem_fault_exits, overall rate) of every run of a record."""
+    if rec.get("runs") is not None:
+        return [(int(r["vcpus"]), r["mem_fault_exits"],
+                 r["figures"].get("overall_paging_rate", {}).get("value")) for r in rec["runs"]]
+    p = rec.get("params", {})
+    return [(p.get("vcpus"), p.get("mem_fault_exits", False),
+             fig_value(rec, "overall_paging_rate"))]
+
+
+def dp_cells(secs):
+    """{(vcpus, w): Stat of the rates in K pages/s} over every run of the sections."""
+    samples = {}
+    for sec in secs:
+        for _, rec in sec.passed:
+            for vcpus, w, rate in dp_runs(rec):
+                if rate is not None and vcpus is not None:
+                    samples.setdefault((vcpus, w), []).append(rate / 1000)
+    return {k: Stat(v) for k, v in samples.items()}
+
+
+# ---------------------------------------------------------------- compare
+
+def print_dirty_log_perf(pairs):
+    def chunk(p):
+        return p[0].params.get("clear_chunk_bytes", 0)
+    pairs = sorted(pairs, key=lambda p: (chunk(p) != 0, -chunk(p), p[0].name))
+    labels = [fmt_size(chunk(p)) for p in pairs]
+    labels = [lab if labels.count(lab) == 1 else "%s (%s)" % (lab, p[0].name)
+              for lab, p in zip(labels, pairs)]
+    rows = []
+    for lab, (b, n) in zip(labels, pairs):
+        clear = dlp_clear_figure(b)[0]
+        rows.append([lab, pct_cell(fig_stat(b, clear), fig_stat(n, clear)),
+                     pct_cell(fig_stat(b, "pages_touched"), fig_stat(n, "pages_touched"))])
+    print("dirty_log_perf (seed 000): median over repeats, BASE -> NEW")
+    print("\n".join(framed_table(
+        ["Clear Chunk size", "Clear dirty log time change", "vCPUs improvement"], rows)))
+    print("Clear dirty log time change: of the clear time's median total; vCPUs improvement:"
+          " of the median pages touched.")
+    for lab, (b, n) in zip(labels, pairs):
+        clear, name, total_name = dlp_clear_figure(b)
+        print()
+        print("%s, clear chunk %s:" % (b.name, fmt_size(chunk((b, n)))))
+        print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
+        print(compare_line("pages touched", fig_stat(b, "pages_touched"),
+                           fig_stat(n, "pages_touched"), fmt_int))
+        # Seed 003's blocks: each iteration's median over the repeats.
+        for title, sec in (("Before optimization:", b), ("After optimization:", n)):
+            print()
+            print(title)
+            print("-" * len(title))
+            per_iter = [rec["figures"].get(clear, {}).get("values", []) for _, rec in sec.passed]
+            iters, total = min(len(v) for v in per_iter), fig_stat(sec, clear)
+            if not iters or not total.n:
+                print("(no %s time in these records)" % name)
+                continue
+            for i in range(iters):
+                med = statistics.median(v[i] for v in per_iter)
+                print("Iteration %d %s time: %s" % (i + 1, name, fmt_ts(med)))
+            total = total.med
+            avg_ns = int(round(total * 1e9)) // iters
+            print("%s over %d iterations took %s. (Avg %s/iteration)"
+                  % (total_name, iters, fmt_ts(total), fmt_ts(avg_ns / 1e9)))
+        print("# per-iteration medians over %d (before) and %d (after) runs; the total is the "
+              "median of the runs' totals" % (len(b.passed), len(n.passed)))
+
+
+def print_demand_paging(pairs):
+    # Sections of one workload (all but the vCPU count, -w and the sweep) share a table.
+    groups = {}
+    for b, n in pairs:
+        key = json.dumps({k: v for k, v in b.params.items()
+                          if k not in ("vcpus", "mem_fault_exits", "sweep_vcpus", "repeat")},
+                         sort_keys=True)
+        groups.setdefault(key, []).append((b, n))
+    for key, grp in groups.items():
+        workload = json.loads(key)
+        print("demand_paging (seed 002): sections %s" % ", ".join(b.name for b, _ in grp))
+        print("# " + ", ".join("%s %s" % (k, json.dumps(v)) for k, v in workload.items()))
+        cells = [dp_cells([b for b, _ in grp]), dp_cells([n for _, n in grp])]
+        counts = sorted({v for c in cells for v, _ in c})
+        for title, c in (("BASE", cells[0]), ("NEW", cells[1])):
+            print("%s:" % title)
+            print("vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap)")
+            for v in counts:
+                print(" ".join([str(v)] + ["%.0f" % c[(v, w)].med if (v, w) in c else "n/a"
+                                           for w in (False, True)]))
+        print("# rates in thousands of pages/s, median of each cell's runs (every run of "
+              "every repeat)")
+        print("BASE -> NEW:")
+        for v in counts:
+            for w, what in ((False, "w/o new cap"), (True, "w/ new cap")):
+                b, n = cells[0].get((v, w)), cells[1].get((v, w))
+                if b or n:
+                    print(compare_line("%d vCPUs, %s" % (v, what), b or Stat([]),
+                                       n or Stat([]), lambda x: "%.0f" % x, "ratio",
+                                       lambda x: "%.1f" % x))
+        reasons = sorted({rec.get("mem_fault_exits_unsupported") for b, n in grp
+                          for _, rec in b.passed + n.passed} - {None})
+        for r in reasons:
+            print("# n/a: %s" % r)
+
+
+def print_tlbie_bench(pairs):
+    print("tlbie_bench (seed 001): forks/s over all vCPUs, BASE -> NEW")
+    for b, n in pairs:
+        p = b.params
+        print("%s (vcpus %s, flush %s, shared %s, pages %s):" % (
+            b.name, p.get("vcpus"), p.get("flush"), str(p.get("shared")).lower(), p.get("pages")))
+        print(compare_line("total throughput", fig_stat(b, "throughput"),
+                           fig_stat(n, "throughput"), lambda v: "%.1fK/sec" % (v / 1000), "ratio",
+                           lambda v: "%.1f/sec" % v))
+
+
+def print_zap_latency(pairs):
+    print("zap_latency (seed 004): medians over repeats of each run's median over its zaps")
+    hexdec = lambda v: "%d ns (0x%x)" % (int(round(v)), int(round(v)))   # noqa: E731
+    for b, n in pairs:
+        print("%s:" % b.name)
+        for title, sec in (("base:", b), ("new: ", n)):
+            brk, win = fig_stat(sec, "lock_breaks"), fig_stat(sec, "kernel_zap_window")
+            if brk.n and win.n:
+                print("  %s lock-break: %d." % (title, int(round(brk.med))))
+                print("        %s: %x." % (ZAP_EVENT, int(round(win.med))))
+            else:
+                reason = sec.params.get("trace_unavailable") or "no traced zap"
+                print("  %s trace figures unavailable: %s" % (title, reason))
+        print(compare_line("kernel zap window", fig_stat(b, "kernel_zap_window"),
+                           fig_stat(n, "kernel_zap_window"), hexdec, "pct", fmt_int))
+        print(compare_line("ioctl latency", fig_stat(b, "ioctl_latency"),
+                           fig_stat(n, "ioctl_latency"), lambda v: "%d ns" % int(round(v))))
+        print(compare_line("lock breaks (a lower bound)", fig_stat(b, "lock_breaks"),
+                           fig_stat(n, "lock_breaks"), fmt_num))
+
+
+def print_generic(pairs):
+    for b, n in pairs:
+        print("%s (%s): every figure, BASE -> NEW" % (b.name, b.tool))
+        names = sorted({k for _, r in b.passed + n.passed for k in r.get("figures", {})})
+        for name in names:
+            unit = next(r["figures"][name]["unit"] for _, r in b.passed + n.passed
+                        if name in r.get("figures", {}))
+            print(compare_line(name, fig_stat(b, name), fig_stat(n, name),
+                               lambda v, u=unit: fmt_value(v, u)))
+
+
+PRINTERS = {"dirty_log_perf": print_dirty_log_perf, "demand_paging": print_demand_paging,
+            "tlbie_bench": print_tlbie_bench, "zap_latency": print_zap_latency}
+
+
+def host_line(sections):
+    for sec in sections.values():
+        for _, rec in sec.passed:
+            return rec["host"]
+    return None
+
+
+def cmd_compare(args):
+    base, base_err = load_set(args.base)
+    new, new_err = load_set(args.new)
+    errors = ["BASE " + e for e in base_err] + ["NEW " + e for e in new_err]
+    notes, pairs = [], {}
+    for name in sorted(set(base) | set(new)):
+        b, n = base.get(name), new.get(name)
+        if not b or not n:
+            notes.append("section %s only in %s: skipped" % (name, "BASE" if b else "NEW"))
+            continue
+        for label, folder, sec in (("BASE", args.base, b), ("NEW", args.new, n)):
+            for repeat, status, reason in sec.excluded:
+                notes.append("excluded %s: %s" % (os.path.join(folder, "%s.%d.json" % (
+                    name, repeat)), status + (": " + reason if reason else "")))
+            for repeat in sec.no_record:
+                notes.append("excluded %s/%s.%d.log: no JSON record" % (folder, name, repeat))
+        if b.bad or n.bad:
+            continue            # already an error
+        if b.tool and n.tool and b.tool != n.tool:
+            errors.append("section %s: BASE ran %s, NEW ran %s" % (name, b.tool, n.tool))
+            continue
+        if not b.passed or not n.passed:
+            notes.append("section %s: no passing run in %s: skipped"
+                         % (name, "BASE" if not b.passed else "NEW"))
+            continue
+        if b.params != n.params:
+            errors.append("section %s: mismatched parameters between BASE and NEW: %s"
+                          % (name, ", ".join(param_diff(b.params, n.params))))
+            continue
+        pairs.setdefault(b.tool, []).append((b, n))
+    if errors:
+        fail(errors)        # nothing on stdout: no table from bad data
+
+    print("# compare BASE %s -> NEW %s" % (args.base, args.new))
+    hb, hn = host_line(base), host_line(new)
+    for label, h in (("BASE", hb), ("NEW ", hn)):
+        if h:
+            print("# %s host: %s, %s, %s CPUs, %s, %s" % (label, h.get("kernel"),
+                  h.get("cpu_model"), h.get("cpus"), h.get("kvm_module"), h.get("mmu")))
+    if hb and hn:
+        differ = [k for k in ("machine", "cpu_model", "cpus", "cores", "numa_nodes",
+                              "mem_total_bytes") if hb.get(k) != hn.get(k)]
+        if differ:
+            print("# warning: BASE and NEW ran on different hosts (%s differ): compare runs "
+                  "on one host" % ", ".join(differ))
+    for note in notes:
+        print("# " + note)
+    if not pairs:
+        print("# no section to compare")
+    for tool in list(PRINTERS) + sorted(set(pairs) - set(PRINTERS)):
+        if tool in pairs:
+            print()
+            PRINTERS.get(tool, print_generic)(pairs[tool])
+    return 0
+
+
+# ---------------------------------------------------------------- sweep-table
+
+SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([KMGT])B?$", re.I)
+
+
+def sweep_number(text):
+    """A sweep value as a number: 4, 0.5, or a size (64M, 1G) in bytes."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    m = SIZE.match(text)
+    if not m:
+        return None
+    return float(m[1]) * 1024 ** ("KMGT".index(m[2].upper()) + 1)
+
+
+def _fig(names, scale=1.0):
+    """The value of the first of the figures (space-separated names) the record has."""
+    def samples(rec):
+        v = next((fig_value(rec, n) for n in names.split() if n in rec.get("figures", {})), None)
+        return [None if v is None else v * scale]
+    return samples
+
+
+def _dp_rates(w):
+    return lambda rec: [r / 1000 for v, ww, r in dp_runs(rec) if ww == w and r is not None]
+
+
+# Per tool: (column, label, unit, samples of one record, y axis) of each series.
+SWEEP_SERIES = {
+    "demand_paging": [
+        ("paging_rate_kpages_s", "paging rate w/o new cap", "K pages/s", _dp_rates(False), 1),
+        ("paging_rate_w_kpages_s", "paging rate w/ new cap", "K pages/s", _dp_rates(True), 1)],
+    "dirty_log_perf": [
+        ("clear_time_ms", "clear dirty log time", "ms", _fig("clear_dirty_log_time reset_dirty_rings_time", 1e3), 1),
+        ("pages_touched", "pages touched", "pages", _fig("pages_touched"), 2)],
+    "tlbie_bench": [("throughput_forks_s", "total throughput", "forks/s", _fig("throughput"), 1)],
+    "zap_latency": [
+        ("ioctl_latency_ms", "ioctl latency", "ms", _fig("ioctl_latency", 1e-6), 1),
+        ("kernel_zap_window_ms", "kernel zap window", "ms", _fig("kernel_zap_window", 1e-6), 1)],
+}
+
+
+def gp_quote(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def gnuplot_script(folder, var, tool, points, series):
+    """Medians with min..max error bars; a second y axis for a second unit."""
+    rows = []
+    for x, label, _, stats in points:
+        cells = []
+        for st in stats:
+            cells += ["%.9g" % v for v in (st.med, st.lo, st.hi)] if st.n else ["NaN"] * 3
+        rows.append(" ".join(["%.9g" % x, gp_quote(label)] + cells))
+    xs = [p[0] for p in points]
+    logx = min(xs) > 0 and max(xs) / min(xs) >= 16
+    units = [s[2] for s in series]
+    lines = ["$data << EOD"] + rows + ["EOD",
+             "set title %s noenhanced" % gp_quote("%s: %s sweep (median, min..max)"
+                                                 % (tool, var)),
+             "set xlabel %s noenhanced" % gp_quote(var),
+             "set ylabel %s" % gp_quote(units[0]),
+             "set grid", "set key below noenhanced", "set yrange [0:*]", 'set format y "%g"',
+             "set offsets graph 0.05, graph 0.05, 0, 0"]
+    if logx:
+        lines.append("set logscale x 2")
+    if any(s[4] == 2 for s in series):
+        y2 = next(s[2] for s in series if s[4] == 2)
+        lines += ["set ytics nomirror", "set y2tics", "set y2range [0:*]",
+                  "set y2label %s" % gp_quote(y2), 'set format y2 "%g"']
+    plots = []
+    for i, s in enumerate(series):
+        col = 3 + 3 * i
+        plots.append("$data using 1:%d:%d:%d%s axes x1y%d with yerrorlines title %s" % (
+            col, col + 1, col + 2, ":xtic(2)" if i == 0 else "", s[4],
+            gp_quote("%s (%s)" % (s[1], s[2]))))
+    png, svg = os.path.join(folder, "sweep.png"), os.path.join(folder, "sweep.svg")
+    lines += ['if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {',
+              "  set terminal pngcairo size 900,560", "} else {",
+              "  set terminal png size 900,560", "}",
+              "set output %s" % gp_quote(png), "plot " + ", ".join(plots),
+              "set terminal svg size 900,560", "set output %s" % gp_quote(svg), "replot",
+              "unset output"]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_sweep_table(args):
+    sections, errors = load_set(args.dir)
+    pat = re.compile("^" + re.escape(args.prefix) + "-" + re.escape(args.var) + "=(.+)$")
+    chosen = [(m[1], sec) for name, sec in sections.items() for m in [pat.match(name)] if m]
+    if not chosen:
+        errors.append("%s: no section named %s-%s=VALUE" % (args.dir, args.prefix, args.var))
+    tools = sorted({sec.tool for _, sec in chosen if sec.tool})
+    if len(tools) > 1:
+        errors.append("%s: the sweep's sections ran different tools: %s"
+                      % (args.dir, ", ".join(tools)))
+    for value, sec in chosen:
+        if sweep_number(value) is None:
+            errors.append("%s: section %s: sweep value %r is not a number or size"
+                          % (args.dir, sec.name, value))
+    if errors:
+        fail(errors)
+    tool = tools[0] if tools else None
+    series = SWEEP_SERIES.get(tool, [])
+    if not series:
+        fail(["%s: no sweep table for tool %s" % (args.dir, tool)])
+    points = []         # (x, value as named, section, [Stat per series])
+    for value, sec in sorted(chosen, key=lambda c: (sweep_number(c[0]), c[0])):
+        stats = [Stat(x for _, rec in sec.passed for x in s[3](rec)) for s in series]
+        points.append((sweep_number(value), value, sec, stats))
+    # Drop series nobody measured (e.g. -w rates on a kernel without the cap).
+    keep = [i for i in range(len(series)) if any(p[3][i].n for p in points)] or [0]
+    series = [series[i] for i in keep]
+    points = [(x, v, sec, [stats[i] for i in keep]) for x, v, sec, stats in points]
+
+    # sweep.csv: raw medians, min, max and sample counts; sweep.txt: the same, aligned.
+    csv = [",".join([args.var, "label", "section", "pass", "not_pass"] +
+                    ["%s_%s" % (s[0], k) for s in series for k in ("median", "min", "max", "n")])]
+    head = [args.var, "section", "runs"] + ["%s (%s)" % (s[1], s[2]) for s in series]
+    txt = [head]
+    for x, value, sec, stats in points:
+        c = sec.counts()
+        cells = ["%.9g" % x, value, sec.name, str(c["pass"]), str(c["fail"] + c["skip"])]
+        tcells = [value, sec.name, "%d pass" % c["pass"] +
+                  (", %d fail/skip" % (c["fail"] + c["skip"]) if c["fail"] + c["skip"] else "")]
+        for st in stats:
+            if st.n:
+                cells += ["%.9g" % v for v in (st.med, st.lo, st.hi)] + [str(st.n)]
+                tcells.append("%.4g [%.4g..%.4g]" % (st.med, st.lo, st.hi))
+            else:
+                cells += ["", "", "", "0"]
+                tcells.append("n/a")
+        csv.append(",".join(cells))
+        txt.append(tcells)
+    widths = [max(len(r[i]) for r in txt) for i in range(len(head))]
+    lines = ["# %s sweep of %s over %s: median [min..max] over repeats" % (
+        args.prefix, tool, args.var)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in txt]
+    with open(os.path.join(args.dir, "sweep.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(args.dir, "sweep.csv"), "w") as f:
+        f.write("\n".join(csv) + "\n")
+    print("\n".join(lines))
+
+    gnuplot = shutil.which("gnuplot")
+    if not any(st.n for p in points for st in p[3]):
+        print("# no plot: no passing run measured anything")
+        return 0
+    if not gnuplot:
+        print("# no plot: gnuplot is not installed (apt-get install gnuplot-nox); "
+              "sweep.txt and sweep.csv written")
+        return 0
+    script = gnuplot_script(args.dir, args.var, tool, points, series)
+    res = subprocess.run([gnuplot], input=script, text=True, capture_output=True)
+    if res.returncode != 0:
+        print("%s: gnuplot failed: %s" % (PROG, res.stderr.strip()), file=sys.stderr)
+        return 1
+    print("# wrote %s/sweep.{txt,csv,png,svg}" % args.dir)
+    return 0
+
+
+# ---------------------------------------------------------------- summary
+
+MAIN_FIGURES = {
+    "dirty_log_perf": ["clear_dirty_log_time", "reset_dirty_rings_time", "get_dirty_log_time",
+                       "pages_touched"],
+    "tlbie_bench": ["throughput"],
+    "zap_latency": ["ioctl_latency", "kernel_zap_window", "lock_breaks"],
+}
+
+
+def cmd_summary(args):
+    if not os.path.isdir(args.dir):
+        fail(["%s: not a result folder" % args.dir])
+    sections, errors = load_set(args.dir)
+    total = {"pass": 0, "fail": 0, "skip": 0}
+    out = []
+    for name in sorted(sections):
+        sec = sections[name]
+        c = sec.counts()
+        for k in total:
+            total[k] += c[k]
+        status = ", ".join("%d %s" % (c[k], k) for k in ("pass", "fail", "skip") if c[k])
+        if sec.no_record:
+            status += (", " if status else "") + "%d without a record" % len(sec.no_record)
+        figs = []
+        if sec.tool == "demand_paging":
+            for (v, w), st in sorted(dp_cells([sec]).items()):
+                figs.append("%d vCPUs%s %.1fK pages/s" % (v, " -w" if w else "", st.med))
+        else:
+            names = MAIN_FIGURES.get(sec.tool) or sorted(
+                {k for _, r in sec.passed for k in r.get("figures", {})})[:3]
+            for fname in names:
+                st = fig_stat(sec, fname)
+                if st.n:
+                    unit = sec.passed[0][1]["figures"][fname]["unit"]
+                    figs.append("%s %s" % (fname, fmt_value(st.med, unit)))
+        out.append("# %s (%s): %s%s" % (name, sec.tool or "?", status or "no runs",
+                                        ("; median " + ", ".join(figs)) if figs else ""))
+        for repeat, st, reason in sec.excluded:
+            out.append("#   run %d %s: %s" % (repeat, st, reason or "no reason given"))
+    for e in errors:
+        out.append("#   bad record %s" % e)
+    print("# %s: %d section(s); %d pass, %d fail, %d skip%s" % (
+        args.dir, len(sections), total["pass"], total["fail"], total["skip"],
+        ", %d bad record(s)" % len(errors) if errors else ""))
+    print("\n".join(out))
+    return 0
+
+
+def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # `| head` is no error
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("compare", help="the seeds' tables for BASE (before) and NEW (after)")
+    p.add_argument("base", metavar="BASE")
+    p.add_argument("new", metavar="NEW")
+    p = sub.add_parser("sweep-table", help="a sweep's table, CSV and plot")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("prefix", metavar="SECTION_PREFIX")
+    p.add_argument("var", metavar="VAR")
+    p = sub.add_parser("summary", help="status counts and main medians per section")
+    p.add_argument("dir", metavar="DIR")
+    args = ap.parse_args()
+    return {"compare": cmd_compare, "sweep-table": cmd_sweep_table,
+            "summary": cmd_summary}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
