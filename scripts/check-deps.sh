@@ -17,6 +17,7 @@ fi
 command -v xz >/dev/null 2>&1 || missing="$missing xz-utils"
 # scripts/check-record.py runs under Debian's python3 (its shebang).
 /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$missing python3-jsonschema"
+command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 if [ -n "$missing" ]; then
 	echo "missing:$missing"
 	exit 1
