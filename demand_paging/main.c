@@ -9,6 +9,7 @@
 
 #include "dp.h"
 #include "host_desc.h"
+#include "interrupt.h"
 #include "report.h"
 
 static struct dp_opts opts;
@@ -82,6 +83,17 @@ static void run_single(void)
 	dp_print_result(&opts, &results[0]);
 }
 
+/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
+static void on_interrupt(int sig)
+{
+	char reason[64];
+
+	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
+	ksft_test_result_fail("demand_paging: %s\n", reason);
+	dp_write_json(&opts, results, nr_results, w_reason, saved_argc, saved_argv,
+		      "interrupted", reason);
+}
+
 int main(int argc, char **argv)
 {
 	struct host_desc host;
@@ -89,6 +101,7 @@ int main(int argc, char **argv)
 	saved_argc = argc;
 	saved_argv = argv;
 	dp_parse_options(&opts, argc, argv);
+	interrupt_init(on_interrupt);
 
 	ksft_print_header();
 	ksft_set_plan(1);

@@ -14,6 +14,7 @@
 #include "dirty_log.h"
 #include "dlp.h"
 #include "host_desc.h"
+#include "interrupt.h"
 #include "report.h"
 
 static struct dlp dlp;
@@ -211,6 +212,16 @@ static void run(struct dlp *d)
 	}
 }
 
+/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
+static void on_interrupt(int sig)
+{
+	char reason[64];
+
+	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
+	ksft_test_result_fail("dirty_log_perf: %s\n", reason);
+	results_write_json(&dlp, saved_argc, saved_argv, "interrupted", reason);
+}
+
 int main(int argc, char **argv)
 {
 	struct host_desc host;
@@ -218,6 +229,7 @@ int main(int argc, char **argv)
 	saved_argc = argc;
 	saved_argv = argv;
 	dlp_parse_options(&dlp.o, argc, argv);
+	interrupt_init(on_interrupt);
 
 	ksft_print_header();
 	ksft_set_plan(1);

@@ -63,7 +63,8 @@ void record_phase_stats(struct json *j, const char *phase, const struct kvm_stat
 
 /*
  * Close every container still open below the record's top level, add
- * "status" ("pass", "fail" or "skip"), "reason" (NULL -> null) and
+ * "status" ("pass", "fail", "skip" or
+ * "interrupted"), "reason" (NULL -> null) and
  * "finished_at", close the record and write it to path atomically (temp file
  * + rename; path NULL: only complete the document in j).  Returns 0, or
  * -errno after one line on stderr naming the path (-EINVAL: no record open

@@ -99,8 +99,9 @@ int record_end(struct json *j, const char *status, const char *reason, const cha
 		return -EINVAL;
 	}
 	if (!status || (strcmp(status, "pass") && strcmp(status, "fail") &&
-			strcmp(status, "skip"))) {
-		fprintf(stderr, "%s: JSON record %s not written: status \"%s\" is not pass, fail or skip\n",
+			strcmp(status, "skip") && strcmp(status, "interrupted"))) {
+		fprintf(stderr, "%s: JSON record %s not written: status \"%s\" is not pass, fail, "
+			"skip or interrupted\n",
 			program_invocation_short_name, where, status ? status : "(null)");
 		return -EINVAL;
 	}

@@ -101,8 +101,8 @@ def load_record(path):
         raise BadData("incomplete record: no %s" % ", ".join(missing))
     if not isinstance(rec["tool"], str) or not rec["tool"]:
         raise BadData("no tool name")
-    if rec["status"] not in ("pass", "fail", "skip"):
-        raise BadData("status %r is not pass, fail or skip" % (rec["status"],))
+    if rec["status"] not in ("pass", "fail", "skip", "interrupted"):
+        raise BadData("status %r is not pass, fail, skip or interrupted" % (rec["status"],))
     if not isinstance(rec.get("params", {}), dict):
         raise BadData("params is not an object")
     if "figures" in rec:

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "host_desc.h"
+#include "interrupt.h"
 #include "json.h"
 #include "record.h"
 #include "report.h"
@@ -185,6 +186,16 @@ static void print_results(void)
 	stats_delta_print(&vm_stats, &vm_before, &vm_after, "  ");
 }
 
+/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
+static void on_interrupt(int sig)
+{
+	char reason[64];
+
+	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
+	ksft_test_result_fail("tlbie_bench: %s\n", reason);
+	write_json("interrupted", reason);
+}
+
 int main(int argc, char **argv)
 {
 	struct host_desc host;
@@ -193,6 +204,7 @@ int main(int argc, char **argv)
 	saved_argc = argc;
 	saved_argv = argv;
 	tb_parse_options(&tb.o, argc, argv);
+	interrupt_init(on_interrupt);
 
 	ksft_print_header();
 	ksft_set_plan(1);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "host_desc.h"
+#include "interrupt.h"
 #include "report.h"
 #include "zl.h"
 
@@ -88,6 +89,16 @@ static void run(struct zl *z)
 	zl_print_summary(z);
 }
 
+/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
+static void on_interrupt(int sig)
+{
+	char reason[64];
+
+	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
+	ksft_test_result_fail("zap_latency: %s\n", reason);
+	zl_write_json(&zl, saved_argc, saved_argv, "interrupted", reason);
+}
+
 int main(int argc, char **argv)
 {
 	struct host_desc host;
@@ -95,6 +106,7 @@ int main(int argc, char **argv)
 	saved_argc = argc;
 	saved_argv = argv;
 	zl_parse_options(&zl.o, argc, argv);
+	interrupt_init(on_interrupt);
 
 	ksft_print_header();
 	ksft_set_plan(1);

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A thread that turns SIGINT/SIGTERM/SIGHUP into a recorded, clean exit. */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#include "host_state.h"
+#include "interrupt.h"
+#include "test_util.h"
+
+static void (*interrupt_hook)(int sig);
+static sigset_t interrupt_set;
+
+static void *interrupt_thread(void *arg)
+{
+	int sig;
+
+	while (sigwait(&interrupt_set, &sig))
+		;
+	if (interrupt_hook)
+		interrupt_hook(sig);
+	fflush(stdout);
+	host_state_restore();
+	/* Die of the signal itself, so the exit status says so. */
+	signal(sig, SIG_DFL);
+	pthread_sigmask(SIG_UNBLOCK, &interrupt_set, NULL);
+	raise(sig);
+	return NULL;
+}
+
+void interrupt_init(void (*hook)(int sig))
+{
+	pthread_t thread;
+	int ret;
+
+	interrupt_hook = hook;
+	sigemptyset(&interrupt_set);
+	sigaddset(&interrupt_set, SIGINT);
+	sigaddset(&interrupt_set, SIGTERM);
+	sigaddset(&interrupt_set, SIGHUP);
+	ret = pthread_sigmask(SIG_BLOCK, &interrupt_set, NULL);
+	TEST_ASSERT(ret == 0, "pthread_sigmask: %s", strerror(ret));
+	ret = pthread_create(&thread, NULL, interrupt_thread, NULL);
+	TEST_ASSERT(ret == 0, "pthread_create (interrupt thread): %s", strerror(ret));
+	pthread_detach(thread);
+}
