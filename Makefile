@@ -196,8 +196,13 @@ $(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_O
 
 # ---- run -------------------------------------------------------------------
 # make check: unit tests, then the guest smoke tests, through kselftest's runner.
+# kselftest's runner LD_PRELOADs stdbuf: ASan must not insist on coming first.
+CHECK_ENV := KMP_SRC_DIR=$(SRC) KMP_BIN=$(OUTPUT)/bin
+ifeq ($(SANITIZE),1)
+CHECK_ENV += ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+endif
 check: all
-	$(Q)KMP_SRC_DIR=$(SRC) KMP_BIN=$(OUTPUT)/bin $(SRC)/scripts/ktap-run.sh $(KSFT_INC) \
+	$(Q)$(CHECK_ENV) $(SRC)/scripts/ktap-run.sh $(KSFT_INC) \
 		$(OUTPUT)/bin $(SRC)/configs/settings $(notdir $(UNIT_BIN) $(SMOKE_BINS)) $(SCRIPT_TESTS)
 
 # make run_tests: every benchmark at its default scale (until the benchmarks
