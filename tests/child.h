@@ -9,8 +9,27 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/*
+ * A new empty file (mkstemp) under $TMPDIR (else /tmp), named after stem;
+ * its path in buf.  Fails the calling test's process if it cannot.
+ */
+static inline void tmp_file(char *buf, size_t len, const char *stem)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(buf, len, "%s/kmp-%s-XXXXXX", dir && *dir ? dir : "/tmp", stem);
+	fd = mkstemp(buf);
+	if (fd < 0) {
+		perror(buf);
+		exit(1);
+	}
+	close(fd);
+}
 
 /* Optional: interrupt the child mid-run. */
 struct child_kill {

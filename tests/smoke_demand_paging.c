@@ -95,13 +95,13 @@ TEST(overlap_races_are_counted)
 
 TEST(file_source_image)
 {
-	const char *image = "/tmp/kmp-smoke-dp-image.bin";
+	char image[256], source[300];
 	const char *write_args[] = { "--write-image", image, "-v", "2", "-b", "4M", NULL };
-	char source[64];
 	const char *args[] = { "-u", "MISSING", "--source", source, "-r", "2", "-v", "2", "-b",
 			       "4M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 
+	tmp_file(image, sizeof(image), "dp-image");
 	snprintf(source, sizeof(source), "file:%s", image);
 	tool_run(r, "demand_paging", write_args);
 	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
@@ -174,11 +174,13 @@ TEST(bad_input)
 
 TEST(short_source_file)
 {
-	const char *image = "/tmp/kmp-smoke-dp-short.bin";
+	char image[256], source[300];
 	const char *write_args[] = { "--write-image", image, "-v", "1", "-b", "2M", NULL };
-	const char *args[] = { "-u", "MISSING", "--source", "file:/tmp/kmp-smoke-dp-short.bin",
-			       "-v", "2", "-b", "2M", NULL };
+	const char *args[] = { "-u", "MISSING", "--source", source, "-v", "2", "-b", "2M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
+
+	tmp_file(image, sizeof(image), "dp-short");
+	snprintf(source, sizeof(source), "file:%s", image);
 
 	tool_run(r, "demand_paging", write_args);
 	ASSERT_EQ(0, r->code);

@@ -43,9 +43,11 @@ static void stuck_guest(const void *knob)
 
 TEST(watchdog_reports_stuck_vcpu_and_restores_host)
 {
-	char knob[] = "/tmp/kmp-knob-XXXXXX", out[8192], content[64];
-	int fd = mkstemp(knob), status;
+	char knob[256], out[8192], content[64];
+	int fd, status;
 
+	tmp_file(knob, sizeof(knob), "knob");
+	fd = open(knob, O_WRONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(9, write(fd, "original\n", 9));
 	close(fd);
@@ -85,16 +87,19 @@ static void hugetlb_run(const void *ready_file)
 TEST(ctrl_c_mid_run_gives_hugetlb_pages_back)
 {
 	const char *sysctl = "/proc/sys/vm/nr_hugepages";
-	char ready[64], out[8192], before[32], during[32] = "", after[32];
+	char dir[256], ready[300], out[8192], before[32], during[32] = "", after[32];
 	struct child_kill at = { SIGINT, ready, sysctl, during, sizeof(during) };
 	int status;
 
-	snprintf(ready, sizeof(ready), "/tmp/kmp-ready-%d", getpid());
-	unlink(ready);
+	/* The child creates "ready" in a private directory when it is mid-run. */
+	snprintf(dir, sizeof(dir), "%s/kmp-faults-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	child_read_file(sysctl, before, sizeof(before));
 	status = run_child(hugetlb_run, ready, out, sizeof(out), &at);
 	child_read_file(sysctl, after, sizeof(after));
 	unlink(ready);
+	rmdir(dir);
 	TH_LOG("nr_hugepages before %.*s, mid-run %.*s, after %.*s", (int)strcspn(before, "\n"),
 	       before, (int)strcspn(during, "\n"), during, (int)strcspn(after, "\n"), after);
 	ASSERT_TRUE(WIFSIGNALED(status));

@@ -42,14 +42,13 @@ static inline void tool_exec(const void *arg)
 static inline void tool_run(struct tool_run *r, const char *tool, const char *const *args)
 {
 	const char *argv[64] = { tool };
-	static int seq;
 	int argc = 1, status;
 	char *text;
 	size_t len;
 	FILE *f;
 
 	r->tool = tool;
-	snprintf(r->json, sizeof(r->json), "/tmp/kmp-smoke-%s-%d-%d.json", tool, getpid(), seq++);
+	tmp_file(r->json, sizeof(r->json), tool);
 	for (; *args && argc < 60; args++)
 		argv[argc++] = *args;
 	argv[argc++] = "--json";
