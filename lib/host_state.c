@@ -363,7 +363,8 @@ int host_read_u64(const char *path, uint64_t *out)
 	return 0;
 }
 
-int host_state_track_dir(const char *path)
+/* Remember a directory to rmdir (dir) or a mount to undo (mount) at restore. */
+static int track_path(const char *path, bool dir, bool mount)
 {
 	struct stat st;
 	bool fresh;
@@ -372,23 +373,19 @@ int host_state_track_dir(const char *path)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	if (!entry_record(path, true, false, &fresh))
+	if (!entry_record(path, dir, mount, &fresh))
 		return -errno;
 	return 0;
 }
 
+int host_state_track_dir(const char *path)
+{
+	return track_path(path, true, false);
+}
+
 int host_state_track_mount(const char *path)
 {
-	struct stat st;
-	bool fresh;
-
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if (!entry_record(path, false, true, &fresh))
-		return -errno;
-	return 0;
+	return track_path(path, false, true);
 }
 
 void host_state_restore_path(const char *path)
