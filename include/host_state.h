@@ -23,6 +23,14 @@ int host_state_write(const char *path, const char *value);
 /* Same, for a number. */
 int host_state_write_u64(const char *path, uint64_t value);
 
+/*
+ * Raise the number in path (e.g. nr_hugepages) by delta.  On restore the
+ * amount the kernel actually granted is subtracted from the value then, so
+ * runs that raise it at the same time each give back only their own share.
+ * *now (if not NULL) gets the value after the write.  Returns 0 or -errno.
+ */
+int host_state_add_u64(const char *path, uint64_t delta, uint64_t *now);
+
 /* Read a file holding one unsigned number. Returns 0 or -errno. */
 int host_read_u64(const char *path, uint64_t *out);
 

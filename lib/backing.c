@@ -182,18 +182,22 @@ void backing_reserve(enum backing_src_type t, size_t bytes)
 	if (have >= needed)
 		return;
 
+	size_str(page_size, sz, sizeof(sz));
 	/* The well-known sysctl drives the default size; sysfs the others. */
 	if (page_size == default_hugepage_size())
 		snprintf(knob, sizeof(knob), NR_HUGEPAGES_SYSCTL);
 	else
 		snprintf(knob, sizeof(knob), "%s/nr_hugepages", dir);
-	size_str(page_size, sz, sizeof(sz));
-
+	/* Never ask for more than the host could give: the kernel would try. */
+	if ((needed - have) * page_size > host_meminfo_bytes("MemAvailable"))
+		test_skip("need %" PRIu64 " more free %s hugetlb pages (%" PRIu64 " MiB): more "
+			  "than this host's available memory (%" PRIu64 " MiB)", needed - have, sz,
+			  (needed - have) * page_size >> 20, host_meminfo_bytes("MemAvailable") >> 20);
 	ret = host_read_u64(knob, &nr);
 	if (!ret && access(knob, W_OK))
 		ret = -errno;
 	if (!ret)
-		ret = host_state_write_u64(knob, nr + needed - have);
+		ret = host_state_add_u64(knob, needed - have, NULL);
 	if (ret)
 		test_skip("need %" PRIu64 " free %s hugetlb pages; have %" PRIu64
 			  "; raise %s to %" PRIu64 " as root (%s)",

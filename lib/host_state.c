@@ -41,6 +41,12 @@ struct host_state_entry {
 	size_t orig_len;
 	bool is_dir;				/* rmdir on restore */
 	bool is_mount;				/* umount2(MNT_DETACH) on restore */
+	/*
+	 * A count we raised (host_state_add_u64): on restore, subtract what we
+	 * added from the value then, so concurrent runs compose.
+	 */
+	bool is_delta;
+	volatile uint64_t delta;
 	pid_t owner;				/* process that made the change */
 	volatile sig_atomic_t active;		/* changed and not yet restored */
 };
@@ -67,11 +73,45 @@ static void warn_restore_failed(const char *path)
 	(void)ret;
 }
 
+/* Async-signal-safe: subtract e->delta from the number in e->path. */
+static void delta_restore(struct host_state_entry *e)
+{
+	char buf[32], out[24];
+	uint64_t v = 0;
+	ssize_t n;
+	int fd, i = sizeof(out);
+
+	fd = open(e->path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		warn_restore_failed(e->path);
+		return;
+	}
+	for (ssize_t k = 0; k < n && buf[k] >= '0' && buf[k] <= '9'; k++)
+		v = v * 10 + (buf[k] - '0');
+	v = v > e->delta ? v - e->delta : 0;
+	do {
+		out[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0 || write(fd, out + i, sizeof(out) - i) != (ssize_t)(sizeof(out) - i))
+		warn_restore_failed(e->path);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Async-signal-safe: put one slot back. */
 static void entry_restore(struct host_state_entry *e)
 {
 	int fd;
 
+	if (e->is_delta) {
+		delta_restore(e);
+		return;
+	}
 	if (e->is_dir) {
 		if (rmdir(e->path) && errno != ENOENT)
 			warn_restore_failed(e->path);
@@ -253,6 +293,8 @@ static struct host_state_entry *entry_record(const char *path, bool is_dir, bool
 	e->orig_len = len;
 	e->is_dir = is_dir;
 	e->is_mount = is_mount;
+	e->is_delta = false;
+	e->delta = 0;
 	e->owner = getpid();
 	publish_barrier();
 	e->active = 1;
@@ -311,6 +353,43 @@ int host_state_write_u64(const char *path, uint64_t value)
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, value);
 	return host_state_write(path, buf);
+}
+
+int host_state_add_u64(const char *path, uint64_t delta, uint64_t *now)
+{
+	struct host_state_entry *e;
+	uint64_t before, after;
+	bool fresh;
+	char buf[24];
+	int fd, ret;
+
+	ret = host_read_u64(path, &before);
+	if (ret)
+		return ret;
+	e = entry_record(path, false, false, &fresh);
+	if (!e)
+		return -errno;
+	if (fresh || !e->is_delta) {
+		if (!fresh)
+			return -EBUSY;	/* changed absolutely already: not both */
+		e->is_delta = true;
+		e->delta = 0;
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, before + delta);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ret = fd < 0 || write(fd, buf, strlen(buf)) != (ssize_t)strlen(buf) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	/* The kernel may grant less than asked: count only what it granted. */
+	if (host_read_u64(path, &after))
+		after = before;
+	if (after > before)
+		e->delta = e->delta + (after - before);
+	if (fresh && !e->delta)
+		e->active = 0;
+	if (now)
+		*now = after;
+	return ret ? (ret < 0 ? ret : -EIO) : 0;
 }
 
 uint64_t host_meminfo_bytes(const char *field)
