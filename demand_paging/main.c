@@ -116,8 +116,11 @@ int main(int argc, char **argv)
 		run_single();
 
 	test_set_fail_hook(NULL);
-	ksft_test_result_pass("demand_paging\n");
-	dp_write_json(&opts, results, nr_results, w_reason, argc, argv, "pass", NULL);
+	/* A result that could not be recorded is not a pass. */
+	if (dp_write_json(&opts, results, nr_results, w_reason, argc, argv, "pass", NULL))
+		ksft_test_result_fail("demand_paging: the JSON record was not written\n");
+	else
+		ksft_test_result_pass("demand_paging\n");
 	page_source_close(&opts.src);
 	free(results);
 	ksft_finished();

@@ -4,13 +4,17 @@
  * -v -c -o -m), -w from the memory-fault-exit series, and our long
  * options.  Every bad value is a one-line usage error before any guest.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp.h"
 #include "guest_modes.h"
 #include "parse.h"
+#include "record.h"
 #include "topology.h"
 
 static void __attribute__((noreturn)) help(const char *name)
@@ -94,7 +98,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 	o->src.kind = PAGE_SRC_PATTERN;
 	o->src.fd = -1;
 
-	while ((opt = getopt_long(argc, argv, "ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {
 		if (memstress_parse_opt(&o->ms, opt, optarg))
 			continue;
 		switch (opt) {
@@ -127,6 +131,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 			o->repeat = parse_u64_opt("--repeat", optarg, 1, 1000);
 			break;
 		case OPT_JSON:
+			record_path_check_opt("--json", optarg);
 			o->json_path = optarg;
 			break;
 		case OPT_WRITE_IMAGE:
@@ -135,7 +140,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		case 'h':
 			help(argv[0]);
 		default:
-			usage_error("unknown option; see -h");
+			usage_bad_opt(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -164,6 +169,12 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		if (o->sweep[i] > max_vcpus)
 			max_vcpus = o->sweep[i];
 	if (image) {
+		int fd = *image ? open(image, O_WRONLY | O_CREAT, 0644) : -1;
+
+		if (fd < 0)
+			usage_error("--write-image '%s': %s", image, *image ? strerror(errno) :
+				    "needs a file name");
+		close(fd);
 		page_source_write_image(image, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
 		printf("wrote %s: %lu bytes of pattern for guest memory at 0x%lx\n", image,
 		       (unsigned long)test_bytes(o, max_vcpus),

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "account.h"
 #include "dp.h"
 #include "report.h"
 
@@ -100,6 +101,7 @@ void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exit
 	struct memstress_params p = o->ms;
 	struct dp_run run = { .o = o, .mem_fault_exits = mem_fault_exits };
 	struct memstress_guest_args *ga;
+	struct account_mark am;
 	struct timespec total;
 
 	memset(res, 0, sizeof(*res));
@@ -121,9 +123,11 @@ void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exit
 		run.ms->on_exit = mem_fault_on_exit;
 	}
 
+	account_begin(&am, run.ms->vm);
 	memstress_start(run.ms);
 	memstress_wait_iteration(run.ms);
 	total = ts_elapsed(run.ms->start_time);
+	account_end(&am, "total_guest_execution_time", total);
 	memstress_stop(run.ms);
 
 	if (o->mode != UFFD_MODE_NONE)

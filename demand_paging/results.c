@@ -130,15 +130,16 @@ static void write_run(struct json *j, const struct dp_result *r)
 	json_object_end(j);
 }
 
-void dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
+int dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
 		   const char *w_reason, int argc, char **argv, const char *status,
 		   const char *reason)
 {
+	int ret;
 	struct host_desc host;
 	struct json j;
 
 	if (!o->json_path)
-		return;
+		return 0;
 	host_desc_read(&host);
 	record_begin(&j, "demand_paging", argc, argv, &host);
 	write_params(&j, o);
@@ -155,6 +156,7 @@ void dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
 	for (int i = 0; i < nr; i++)
 		write_run(&j, &res[i]);
 	json_array_end(&j);
-	record_end(&j, status, reason, o->json_path);
+	ret = record_end(&j, status, reason, o->json_path);
 	json_free(&j);
+	return ret;
 }

@@ -109,7 +109,7 @@ void verify_iteration(struct dlp *d, uint64_t iteration, bool exact);
 
 /* results.c */
 void results_print_totals(const struct dlp *d);
-void results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
+int results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
 			const char *reason);
 
 #endif

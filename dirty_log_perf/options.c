@@ -11,6 +11,7 @@
 #include "dirty_log.h"
 #include "guest_modes.h"
 #include "parse.h"
+#include "record.h"
 #include "topology.h"
 
 #define DEFAULT_ITERATIONS 2
@@ -71,14 +72,14 @@ static const struct option long_opts[] = {
 void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 {
 	const char *cpu_list = NULL;
-	bool chunk_set = false;
+	const char *chunk_text = NULL;
 	int opt;
 
 	memstress_params_init(&o->ms);
 	o->iterations = DEFAULT_ITERATIONS;
 	o->manual_protect = true;
 
-	while ((opt = getopt_long(argc, argv, "ab:c:eghi:jk:l:m:nor:s:v:w:x:", long_opts,
+	while ((opt = getopt_long(argc, argv, ":ab:c:eghi:jk:l:m:nor:s:v:w:x:", long_opts,
 				  NULL)) != -1) {
 		if (memstress_parse_opt(&o->ms, opt, optarg))
 			continue;
@@ -103,7 +104,7 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			break;
 		case 'k':
 			o->clear_chunk = parse_size_opt("-k", optarg);
-			chunk_set = true;
+			chunk_text = optarg;
 			break;
 		case 'l':
 			o->clear_delay_ms = parse_u64_opt("-l", optarg, 0, 3600 * 1000);
@@ -130,23 +131,36 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			o->print_stats = true;
 			break;
 		case OPT_JSON:
+			record_path_check_opt("--json", optarg);
 			o->json_path = optarg;
 			break;
 		case 'h':
 			help(argv[0]);
 		default:
-			usage_error("unknown option; see -h");
+			usage_bad_opt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'; see -h", argv[optind]);
 
-	if (chunk_set && (o->clear_chunk == 0 ||
-			  o->clear_chunk % (DIRTY_LOG_CLEAR_ALIGN_PAGES * SZ_4K)))
-		usage_error("-k '%lu': must be a non-zero multiple of 256K (64 pages: "
-			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)",
-			    (unsigned long)o->clear_chunk);
-	if (o->ring_entries && (chunk_set || o->clear_delay_ms))
+	if (chunk_text && (o->clear_chunk == 0 ||
+			   o->clear_chunk % (DIRTY_LOG_CLEAR_ALIGN_PAGES * SZ_4K)))
+		usage_error("-k '%s': must be a non-zero multiple of 256K (64 pages: "
+			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)", chunk_text);
+	if (o->ring_entries) {
+		/* The cap's value is the largest ring in bytes; KVM wants powers of two. */
+		uint32_t max = (kvm_check_cap(KVM_CAP_DIRTY_LOG_RING_ACQ_REL) ?:
+				kvm_check_cap(KVM_CAP_DIRTY_LOG_RING)) / sizeof(struct kvm_dirty_gfn);
+		uint32_t min = dirty_ring_min_entries();
+
+		if (!max)
+			test_skip("--ring: this host offers no dirty ring (KVM_CAP_DIRTY_LOG_RING)");
+		if (o->ring_entries & (o->ring_entries - 1) || o->ring_entries < min ||
+		    o->ring_entries > max)
+			usage_error("--ring '%u': must be a power of two between %u and %u entries",
+				    o->ring_entries, min, max);
+	}
+	if (o->ring_entries && (chunk_text || o->clear_delay_ms))
 		usage_error("-k/-l: chunked clearing applies to the bitmap log, not --ring");
 	if (o->ring_entries && !o->manual_protect)
 		usage_error("-g: the dirty ring has no manual-protect mode; drop -g with --ring");

@@ -110,14 +110,15 @@ static void write_params(struct json *j, const struct dlp *d)
 	json_object_end(j);
 }
 
-void results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
+int results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
 			const char *reason)
 {
+	int ret;
 	struct host_desc host;
 	struct json j;
 
 	if (!d->o.json_path)
-		return;
+		return 0;
 	host_desc_read(&host);
 	record_begin(&j, "dirty_log_perf", argc, argv, &host);
 	write_params(&j, d);
@@ -167,6 +168,7 @@ void results_write_json(const struct dlp *d, int argc, char **argv, const char *
 		json_object_end(&j);
 		stats_snapshot_free(&zero);
 	}
-	record_end(&j, status, reason, d->o.json_path);
+	ret = record_end(&j, status, reason, d->o.json_path);
 	json_free(&j);
+	return ret;
 }

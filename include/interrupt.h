@@ -15,4 +15,11 @@
  */
 void interrupt_init(void (*hook)(int sig));
 
+/*
+ * Something the interrupt thread must do before the host is put back, e.g.
+ * wait for a tracefs read to finish so its instance can be removed.  Up to
+ * four; called in registration order.
+ */
+void interrupt_on_stop(void (*fn)(void));
+
 #endif

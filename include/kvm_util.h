@@ -53,6 +53,7 @@ struct kvm_vcpu {
 	volatile uint64_t *heartbeat;	/* host view of a guest counter, or NULL */
 	volatile int state;		/* enum vcpu_state */
 	uint32_t last_exit_reason;
+	uint64_t run_ns;		/* time inside KVM_RUN, with KMP_ACCOUNT (account.h) */
 	pthread_t thread;
 	bool has_thread;
 	struct vcpu_arch arch;

@@ -55,6 +55,7 @@ void memstress_guest_code(uint32_t vcpu_idx);
 struct memstress_params {
 	uint32_t nr_vcpus;		/* -v */
 	uint64_t vcpu_bytes;		/* -b: per vCPU (the whole region with -o) */
+	const char *vcpu_bytes_text;	/* -b as typed, for error messages (or NULL) */
 	enum backing_src_type src;	/* -s */
 	uint32_t slots;			/* -x: test memory split across this many memslots */
 	bool shared;			/* -o: all vCPUs share one region */

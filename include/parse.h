@@ -33,4 +33,11 @@ uint64_t parse_u64_opt(const char *opt, const char *s, uint64_t min, uint64_t ma
  */
 int parse_cpu_list(const char *s, int *cpus, int max, char *err, size_t errlen);
 
+/*
+ * For getopt_long() with an optstring starting with ':': the one-line error
+ * for a missing value (opt == ':') or an unknown option (opt == '?'),
+ * naming the option as typed; exits KMP_EXIT_USAGE.
+ */
+void __attribute__((noreturn)) usage_bad_opt(int opt, char **argv);
+
 #endif

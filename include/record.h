@@ -73,4 +73,10 @@ void record_phase_stats(struct json *j, const char *phase, const struct kvm_stat
  */
 int record_end(struct json *j, const char *status, const char *reason, const char *path);
 
+/*
+ * For --json PATH: a one-line usage error (before any guest) when PATH is
+ * empty or its directory does not exist or is not writable.
+ */
+void record_path_check_opt(const char *opt, const char *path);
+
 #endif

@@ -24,9 +24,15 @@ bool kvm_required(void)
 
 void __test_assert_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
+	static int failing;
 	int err = errno;
 	char msg[1024];
 	va_list ap;
+
+	/* One failure reports and exits; another thread failing meanwhile waits for it. */
+	if (__atomic_exchange_n(&failing, 1, __ATOMIC_SEQ_CST))
+		for (;;)
+			pause();
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -10,6 +10,14 @@
 
 static void (*interrupt_hook)(int sig);
 static sigset_t interrupt_set;
+static void (*on_stop[4])(void);
+static int nr_on_stop;
+
+void interrupt_on_stop(void (*fn)(void))
+{
+	TEST_ASSERT(nr_on_stop < (int)ARRAY_SIZE(on_stop), "too many interrupt_on_stop()");
+	on_stop[nr_on_stop++] = fn;
+}
 
 static void *interrupt_thread(void *arg)
 {
@@ -20,6 +28,8 @@ static void *interrupt_thread(void *arg)
 	if (interrupt_hook)
 		interrupt_hook(sig);
 	fflush(stdout);
+	for (int i = 0; i < nr_on_stop; i++)
+		on_stop[i]();
 	host_state_restore();
 	/* Die of the signal itself, so the exit status says so. */
 	signal(sig, SIG_DFL);

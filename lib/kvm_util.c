@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kvm_util.h"
+#include "account.h"
 #include "elf_load.h"
 
 static int kvm_fd = -1;
@@ -54,8 +55,11 @@ const char *kvm_ioctl_advice(const char *name, int err)
 int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
 			const char *file, int line)
 {
+	uint64_t t0 = account_on ? account_clock_ns() : 0;
 	int ret = ioctl(fd, cmd, arg);
 
+	if (account_on)
+		account_thread_ioctl_ns += account_clock_ns() - t0;
 	if (ret < 0) {
 		int err = errno;
 		const char *advice = kvm_ioctl_advice(name, err);
@@ -357,10 +361,18 @@ void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
 
 int _vcpu_run(struct kvm_vcpu *vcpu)
 {
+	uint64_t t0;
 	int ret;
 
 	vcpu->state = VCPU_IN_GUEST;
+	t0 = account_on ? account_clock_ns() : 0;
 	ret = ioctl(vcpu->fd, KVM_RUN, NULL);
+	if (account_on) {
+		uint64_t ns = account_clock_ns() - t0;
+
+		account_thread_ioctl_ns += ns;
+		__atomic_store_n(&vcpu->run_ns, vcpu->run_ns + ns, __ATOMIC_RELAXED);
+	}
 	if (ret < 0 && errno == EINTR) {
 		vcpu->run->immediate_exit = 0;
 		if (vcpu_eintr_hook)

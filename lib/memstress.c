@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "host_state.h"
 #include "memstress.h"
 #include "report.h"
 #include "ucall.h"
@@ -59,16 +60,35 @@ static uint64_t memstress_total_bytes(const struct memstress_params *p)
 void memstress_params_check(const struct memstress_params *p)
 {
 	uint32_t max_vcpus = memstress_max_vcpus(), max_slots = memstress_max_slots();
-	uint64_t align = backing_src_page_size(p->src), total;
+	uint64_t align = backing_src_page_size(p->src), total, mem;
+	char typed[32];
+	const char *b = p->vcpu_bytes_text;
+
+	/* -b as the user typed it, else the number. */
+	if (!b) {
+		snprintf(typed, sizeof(typed), "%lu", (unsigned long)p->vcpu_bytes);
+		b = typed;
+	}
 
 	if (p->nr_vcpus < 1 || p->nr_vcpus > max_vcpus)
 		usage_error("-v '%u': must be between 1 and %u (KVM_CAP_MAX_VCPUS)",
 			    p->nr_vcpus, max_vcpus);
 	if (p->vcpu_bytes < SZ_4K)
-		usage_error("-b '%lu': must be at least one guest page (4096 bytes)",
-			    (unsigned long)p->vcpu_bytes);
+		usage_error("-b '%s': must be at least one guest page (4096 bytes)", b);
 	if (p->write_percent > 100)
 		usage_error("-w '%u': must be between 0 and 100", p->write_percent);
+	/*
+	 * The workload touches every page: more guest memory than the host has
+	 * cannot work (and the products below must not wrap).
+	 */
+	mem = host_meminfo_bytes("MemTotal");
+	if (p->vcpu_bytes > mem || (!p->shared && p->vcpu_bytes * p->nr_vcpus / p->nr_vcpus !=
+					       p->vcpu_bytes) ||
+	    (!p->shared && p->vcpu_bytes * p->nr_vcpus > mem))
+		usage_error("-b '%s': %u vCPU(s) x %lu bytes%s is more guest memory than this "
+			    "host has (%lu MiB)", b, p->nr_vcpus, (unsigned long)p->vcpu_bytes,
+			    p->shared ? " (shared)" : "", (unsigned long)(mem >> 20));
+	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
 	if (p->slots < 1 || p->slots > max_slots)
 		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS less the "
 			    "system slot)", p->slots, max_slots);

@@ -12,6 +12,7 @@ bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg)
 	switch (opt) {
 	case 'b':
 		p->vcpu_bytes = parse_size_opt("-b", arg);
+		p->vcpu_bytes_text = arg;
 		return true;
 	case 'm':
 		guest_mode_parse_opt("-m", arg);

@@ -6,6 +6,7 @@
  * after the number.  A bad value produces a short reason that a user can act
  * on; the *_opt wrappers add the option and the value and exit.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -321,4 +322,15 @@ int parse_cpu_list(const char *s, int *cpus, int max, char *err, size_t errlen)
 		p++;	/* the ',' */
 	}
 	return count;
+}
+
+void usage_bad_opt(int opt, char **argv)
+{
+	const char *typed = optind > 0 ? argv[optind - 1] : "?";
+
+	if (opt == ':')
+		usage_error("%s: needs a value; see -h", typed);
+	if (optopt && (typed[0] != '-' || typed[1] == '-' || !typed[1]))
+		usage_error("-%c: unknown option; see -h", optopt);
+	usage_error("'%s': unknown option; see -h", typed);
 }

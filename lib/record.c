@@ -123,3 +123,19 @@ int record_end(struct json *j, const char *status, const char *reason, const cha
 			program_invocation_short_name, where, strerror(-ret));
 	return ret;
 }
+
+void record_path_check_opt(const char *opt, const char *path)
+{
+	char dir[4096];
+	const char *slash;
+
+	if (!*path)
+		usage_error("%s '': needs a file name", opt);
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	if (access(dir, W_OK))
+		usage_error("%s '%s': cannot write into %s: %s", opt, path, dir, strerror(errno));
+}

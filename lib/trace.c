@@ -28,11 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "host_state.h"
+#include "interrupt.h"
 #include "trace.h"
 
 #define TRACEFS_PATH		"/sys/kernel/tracing"
@@ -55,6 +57,18 @@ static const char no_events_why[] =
 
 /* Instances of this process that still exist. */
 static int nr_live;
+/*
+ * Held around every use of an instance's files.  An interrupt takes it for
+ * good (trace_quiesce): the instance is removed only once no file of it is
+ * open, and nothing touches it afterwards.
+ */
+static pthread_mutex_t trace_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void trace_quiesce(void)
+{
+	pthread_mutex_lock(&trace_mutex);
+}
+
 /* A tracefs mount this process made (tracked in host_state), or "". */
 static char our_mount[sizeof(((struct trace *)0)->root)];
 /* Instance names are never reused in a process: each gets a fresh host_state slot. */
@@ -148,7 +162,9 @@ static int find_tracefs(char *root, size_t len)
 		return -1;
 	while ((m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
 		if (!strcmp(m->mnt_type, "tracefs")) {
-			if (strlen(m->mnt_dir) >= len || !has_instances(m->mnt_dir))
+			/* Another run's private mount goes away with that run: never use one. */
+			if (strlen(m->mnt_dir) >= len || !has_instances(m->mnt_dir) ||
+			    !strncmp(m->mnt_dir, "/tmp/kmp-tracefs-", 17))
 				continue;
 			if (!found || !strcmp(m->mnt_dir, TRACEFS_PATH))
 				strcpy(root, m->mnt_dir);
@@ -170,46 +186,67 @@ static int find_tracefs(char *root, size_t len)
 	return -1;
 }
 
-/* Mount tracefs at /sys/kernel/tracing and record it. Returns 0 or -1 with why. */
-static int mount_tracefs(char *why, size_t why_len)
+/*
+ * Mount tracefs at a private mount point of this process (a mkdtemp
+ * directory under /tmp) and record both.  Private, so that two runs never
+ * unmount tracefs under each other; /sys/kernel/tracing is left alone.
+ * Returns 0 (root in *root) or -1 with why.
+ */
+static int mount_tracefs(char *root, size_t root_len, char *why, size_t why_len)
 {
+	char dir[] = "/tmp/kmp-tracefs-XXXXXX", dir_slash[sizeof(dir) + 1];
 	sigset_t old;
 	int err = 0;
 
-	if (!is_dir(TRACEFS_PATH)) {
-		set_why(why, why_len, "no tracefs mounted and no %s to mount it on (CONFIG_TRACING?)",
-			TRACEFS_PATH);
+	block_signals(&old);
+	if (!mkdtemp(dir)) {
+		err = errno;
+		unblock_signals(&old);
+		set_why(why, why_len, "no tracefs mounted, and mkdtemp %s: %s", dir, strerror(err));
 		return -1;
 	}
-	block_signals(&old);
-	if (mount("nodev", TRACEFS_PATH, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+	/*
+	 * Restored in reverse: the instance, the mount, then this directory
+	 * (recorded as "dir/": host_state keys entries by path, one per path).
+	 */
+	snprintf(dir_slash, sizeof(dir_slash), "%s/", dir);
+	err = -host_state_track_dir(dir_slash);
+	if (!err && mount("nodev", dir, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 		err = errno;
-	} else {
-		err = -host_state_track_mount(TRACEFS_PATH);
+	else if (!err) {
+		err = -host_state_track_mount(dir);
 		if (err)
-			umount2(TRACEFS_PATH, MNT_DETACH);
+			umount2(dir, MNT_DETACH);
 		else
-			strcpy(our_mount, TRACEFS_PATH);
+			strcpy(our_mount, dir);
 	}
+	if (err)
+		host_state_restore_path(dir_slash);
 	unblock_signals(&old);
 
 	if (err == ENODEV)
 		set_why(why, why_len, "mount tracefs at %s: %s (tracefs not in this kernel: CONFIG_TRACING?)",
-			TRACEFS_PATH, strerror(err));
+			dir, strerror(err));
 	else if (err == EPERM)
 		set_why(why, why_len, "mount tracefs at %s: %s (needs root / CAP_SYS_ADMIN)",
-			TRACEFS_PATH, strerror(err));
+			dir, strerror(err));
 	else if (err)
-		set_why(why, why_len, "mount tracefs at %s: %s", TRACEFS_PATH, strerror(err));
+		set_why(why, why_len, "mount tracefs at %s: %s", dir, strerror(err));
+	else
+		snprintf(root, root_len, "%s", dir);
 	return err ? -1 : 0;
 }
 
 /* Undo our mount once none of our instances is left in it. */
 static void release_mount(void)
 {
+	char dir_slash[sizeof(our_mount) + 1];
+
 	if (nr_live || !our_mount[0])
 		return;
-	host_state_restore_path(our_mount);
+	snprintf(dir_slash, sizeof(dir_slash), "%s/", our_mount);
+	host_state_restore_path(our_mount);	/* the mount, then its directory */
+	host_state_restore_path(dir_slash);
 	our_mount[0] = '\0';
 }
 
@@ -365,11 +402,16 @@ static int enable_events(struct trace *t, const char *const *events, int nr_even
 int trace_open(struct trace *t, const char *const *events, int nr_events, char *why,
 	       size_t why_len)
 {
+	static bool quiesce_registered;
 	bool mounted = false;
 	int i;
 
 	/* t need not be initialised; an open t must be closed first. */
 	memset(t, 0, sizeof(*t));
+	if (!quiesce_registered) {
+		interrupt_on_stop(trace_quiesce);
+		quiesce_registered = true;
+	}
 	if (nr_events < 1 || nr_events > TRACE_MAX_EVENTS) {
 		set_why(why, why_len, "%d trace events asked for, 1 to %d allowed", nr_events,
 			TRACE_MAX_EVENTS);
@@ -384,9 +426,8 @@ int trace_open(struct trace *t, const char *const *events, int nr_events, char *
 	}
 
 	if (find_tracefs(t->root, sizeof(t->root))) {
-		if (mount_tracefs(why, why_len))
+		if (mount_tracefs(t->root, sizeof(t->root), why, why_len))
 			return -1;
-		strcpy(t->root, TRACEFS_PATH);
 		mounted = true;
 	}
 	if (make_instance(t, why, why_len))
@@ -410,7 +451,7 @@ fail:
 	return -1;
 }
 
-void trace_clear(struct trace *t)
+static void trace_clear_locked(struct trace *t)
 {
 	char why[768];
 
@@ -422,7 +463,7 @@ void trace_clear(struct trace *t)
 	t->lost = 0;
 }
 
-void trace_enable(struct trace *t, bool on)
+static void trace_enable_locked(struct trace *t, bool on)
 {
 	char why[768];
 
@@ -478,7 +519,7 @@ static void deliver(const char *line, void (*cb)(const struct trace_event *ev, v
 	cb(&ev, arg);
 }
 
-void trace_read(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg)
+static void trace_read_locked(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg)
 {
 	char path[600], chunk[65536], line[TRACE_LINE_MAX];
 	size_t used = 0;
@@ -545,7 +586,7 @@ void trace_read(struct trace *t, void (*cb)(const struct trace_event *ev, void *
 	t->lost = count_lost(t);
 }
 
-void trace_close(struct trace *t)
+static void trace_close_locked(struct trace *t)
 {
 	char file[128];
 	int i;
@@ -737,4 +778,32 @@ uint64_t trace_arg_u64(const struct trace_event *ev, const char *field, int base
 		return x;
 	}
 	return def;
+}
+
+void trace_clear(struct trace *t)
+{
+	pthread_mutex_lock(&trace_mutex);
+	trace_clear_locked(t);
+	pthread_mutex_unlock(&trace_mutex);
+}
+
+void trace_enable(struct trace *t, bool on)
+{
+	pthread_mutex_lock(&trace_mutex);
+	trace_enable_locked(t, on);
+	pthread_mutex_unlock(&trace_mutex);
+}
+
+void trace_read(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg)
+{
+	pthread_mutex_lock(&trace_mutex);
+	trace_read_locked(t, cb, arg);
+	pthread_mutex_unlock(&trace_mutex);
+}
+
+void trace_close(struct trace *t)
+{
+	pthread_mutex_lock(&trace_mutex);
+	trace_close_locked(t);
+	pthread_mutex_unlock(&trace_mutex);
 }

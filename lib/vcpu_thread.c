@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "account.h"
 #include "kvm_util.h"
 #include "topology.h"
 #include "vcpu_thread.h"
@@ -53,6 +54,7 @@ void vcpu_threads_start(struct kvm_vm *vm, vcpu_thread_fn fn, void *arg,
 	if (cpus && nr_cpus == (int)n + 1)
 		topology_pin_thread(pthread_self(), cpus[n]);
 	pthread_barrier_wait(&barrier);
+	account_threads_ready(vm);
 }
 
 void vcpu_threads_join(struct kvm_vm *vm)

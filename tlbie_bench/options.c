@@ -6,8 +6,10 @@
 
 #include "memstress.h"
 #include "parse.h"
+#include "record.h"
 #include "tb_host.h"
 #include "topology.h"
+#include "watchdog.h"
 
 static void __attribute__((noreturn)) help(const char *name)
 {
@@ -52,7 +54,7 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 	o->vcpus = 1;
 	o->seconds = 5;
 	o->pages = 16;
-	while ((opt = getopt_long(argc, argv, "c:ht:v:", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":c:ht:v:", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu_list = optarg;
@@ -83,12 +85,13 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 			o->profile = true;
 			break;
 		case OPT_JSON:
+			record_path_check_opt("--json", optarg);
 			o->json_path = optarg;
 			break;
 		case 'h':
 			help(argv[0]);
 		default:
-			usage_error("unknown option; see -h");
+			usage_bad_opt(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -101,6 +104,7 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 	if (cpu_list)
 		o->nr_cpus = topology_parse_vcpu_pins_opt(cpu_list, o->vcpus, o->cpus,
 							  ARRAY_SIZE(o->cpus));
+	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
 	if (o->flush == FLUSH_HV) {
 		if (!kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH))
 			test_skip("--flush hv: this host does not offer KVM_CAP_HYPERV_TLBFLUSH");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "record.h"
 #include "zl.h"
 
 #define MIN_BYTES_PER_VCPU (1ULL << 20)
@@ -52,12 +53,13 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 	o->total_bytes = 1ULL << 30;
 	o->zaps = 5;
 
-	while ((opt = getopt_long(argc, argv, "b:c:hi:s:v:", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":b:c:hi:s:v:", long_opts, NULL)) != -1) {
 		if (opt != 'b' && memstress_parse_opt(&o->ms, opt, optarg))
 			continue;
 		switch (opt) {
 		case 'b':
 			o->total_bytes = parse_size_opt("-b", optarg);
+			o->ms.vcpu_bytes_text = optarg;
 			break;
 		case 'c':
 			cpu_list = optarg;
@@ -82,19 +84,20 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 				usage_error("--zap-all '%s': must be on or off", optarg);
 			break;
 		case OPT_JSON:
+			record_path_check_opt("--json", optarg);
 			o->json_path = optarg;
 			break;
 		case 'h':
 			help(argv[0]);
 		default:
-			usage_error("unknown option; see -h");
+			usage_bad_opt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'; see -h", argv[optind]);
 	if (o->total_bytes < MIN_BYTES_PER_VCPU * o->ms.nr_vcpus)
-		usage_error("-b '%lu': %u vCPUs need at least %lu bytes (1M each) to keep MMU "
-			    "pages live", (unsigned long)o->total_bytes, o->ms.nr_vcpus,
+		usage_error("-b '%s': %u vCPUs need at least %lu bytes (1M each) to keep MMU "
+			    "pages live", o->ms.vcpu_bytes_text, o->ms.nr_vcpus,
 			    (unsigned long)(MIN_BYTES_PER_VCPU * o->ms.nr_vcpus));
 	/* -b is the total here (as in the seed's "1G guest"); memstress takes it per vCPU. */
 	o->ms.vcpu_bytes = o->total_bytes / o->ms.nr_vcpus;

@@ -115,14 +115,15 @@ void zl_print_summary(const struct zl *z)
 	}
 }
 
-void zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
+int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		   const char *reason)
 {
+	int ret;
 	struct host_desc host;
 	struct json j;
 
 	if (!z->o.json_path)
-		return;
+		return 0;
 	host_desc_read(&host);
 	record_begin(&j, "zap_latency", argc, argv, &host);
 	json_object_begin(&j, "params");
@@ -186,6 +187,7 @@ void zl_write_json(const struct zl *z, int argc, char **argv, const char *status
 		json_object_end(&j);
 	}
 	json_array_end(&j);
-	record_end(&j, status, reason, z->o.json_path);
+	ret = record_end(&j, status, reason, z->o.json_path);
 	json_free(&j);
+	return ret;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "account.h"
 #include "report.h"
 #include "zl.h"
 
@@ -146,6 +147,7 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap)
 	uint64_t *before = calloc(nr, sizeof(uint64_t)), *start = calloc(nr, sizeof(uint64_t));
 	uint64_t *end = calloc(nr, sizeof(uint64_t));
 	struct stats_snapshot s0, s1;
+	struct account_mark am;
 	struct timespec t0, t1;
 	double warm_rate;
 
@@ -163,9 +165,11 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap)
 	}
 	stats_snapshot(&z->vm_stats, &s0);
 	stamp_indexes(z, start);
+	account_begin(&am, NULL);
 	t0 = ts_now();
 	trigger(z);
 	t1 = ts_now();
+	account_end(&am, "ioctl_latency", ts_sub(t1, t0));
 	stamp_indexes(z, end);
 	stats_snapshot(&z->vm_stats, &s1);
 	zap->ioctl = ts_sub(t1, t0);

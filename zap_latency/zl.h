@@ -81,7 +81,7 @@ void zl_trace_analyze(struct zl *z, struct zl_zap *zap, struct timespec t0, stru
 /* results.c */
 void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap);
 void zl_print_summary(const struct zl *z);
-void zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
+int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		   const char *reason);
 
 #endif
