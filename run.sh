@@ -58,6 +58,9 @@ trim() {
 
 load_configs() {
 	local f line key value n=-1 lineno
+	# Bytes, not characters: in a UTF-8 locale bash's read takes a newline
+	# after a stray UTF-8 lead byte as part of the line.
+	local LC_ALL=C
 	for f in "$CONFIGS"/*.cfg; do
 		[ -e "$f" ] || die "no configs in $CONFIGS"
 		lineno=0
@@ -158,17 +161,39 @@ select_sections() {	# from SEL_GROUPS[] and TESTS[]
 	fi
 }
 
-new_results_dir() {	# new_results_dir LABEL -> a folder that did not exist
-	local base stamp dir i=1
+# new_results_dir LABEL: OUT= a new folder (never an existing one, never
+# through a symlink at the last component: mkdir does not follow one).
+new_results_dir() {
+	local base stamp dir i=1 err
+	[ -n "$RESULTS_DIR" ] || die "--results '': needs a folder"
 	stamp=$(date +%Y%m%d-%H%M%S)
 	base="$RESULTS_DIR/$stamp-$1"
 	dir=$base
-	mkdir -p "$RESULTS_DIR" || die "cannot create $RESULTS_DIR"
-	while ! mkdir "$dir" 2>/dev/null; do
+	mkdir -p -- "$RESULTS_DIR" 2>/dev/null || die "--results '$RESULTS_DIR': cannot create it"
+	while ! err=$(mkdir -- "$dir" 2>&1); do
+		# Only "exists" is worth another name; anything else (full, read-only) is fatal.
+		[ -e "$dir" ] || [ -L "$dir" ] || die "cannot create results folder $dir: ${err##*: }"
+		[ "$i" -lt 1000 ] || die "cannot find a new results folder name under $RESULTS_DIR"
 		i=$((i + 1))
 		dir="$base-$i"
 	done
-	echo "$dir"
+	OUT=$dir
+}
+
+# need_value OPTION "$@": the option must have a non-empty value.
+need_value() {
+	if [ $# -lt 3 ]; then
+		die "$1: needs a value; see --help"
+	elif [ -z "$3" ]; then
+		die "$1 '': needs a value; see --help"
+	fi
+}
+
+# A repeat count: 1 to 1000.
+check_repeat() {
+	if ! [[ $1 =~ ^[1-9][0-9]{0,3}$ ]] || [ "$1" -gt 1000 ]; then
+		die "--repeat '$1': must be between 1 and 1000"
+	fi
 }
 
 host_description() {
@@ -180,7 +205,7 @@ host_description() {
 	local m p
 	for m in kvm kvm_intel kvm_amd kvm_pvm kvm_hv; do
 		[ -d "/sys/module/$m/parameters" ] || continue
-		for p in /sys/module/$m/parameters/*; do
+		for p in "/sys/module/$m/parameters/"*; do
 			[ -r "$p" ] && echo "$m.$(basename "$p")=$(cat "$p" 2>/dev/null)"
 		done
 	done
@@ -216,6 +241,11 @@ run_one() {
 	echo "$status"
 }
 
+# ktap_line OUTDIR LINE: append to the KTAP summary; a full disk is fatal, not silent.
+ktap_line() {
+	echo "$2" >> "$1/summary.ktap" 2>/dev/null || die "cannot write $1/summary.ktap (disk full?)"
+}
+
 # run_sections OUTDIR LABEL [EXTRA_ARGS...] over SELECTED, REPEAT times.
 run_sections() {
 	local out=$1 total=$(( ${#SELECTED[@]} * REPEAT )) i=0 n rep status t0 t1
@@ -224,8 +254,8 @@ run_sections() {
 	{
 		echo "TAP version 13"
 		echo "1..$total"
-	} > "$out/summary.ktap"
-	host_description > "$out/host.txt"
+	} > "$out/summary.ktap" 2>/dev/null || die "cannot write $out/summary.ktap (disk full?)"
+	host_description > "$out/host.txt" 2>/dev/null || die "cannot write $out/host.txt (disk full?)"
 	trap on_int INT TERM
 	for n in "${SELECTED[@]}"; do
 		for ((rep = 1; rep <= REPEAT; rep++)); do
@@ -242,18 +272,18 @@ run_sections() {
 			[ "$status" = "FAIL interrupted" ] && INTERRUPTED=1
 			case "$status" in
 			PASS) echo "${C_OK}ok${C_OFF} ($((t1 - t0)) s)"
-			      echo "ok $i ${S_NAME[n]}.$rep" >> "$out/summary.ktap" ;;
+			      ktap_line "$out" "ok $i ${S_NAME[n]}.$rep" ;;
 			SKIP*) echo "${C_SKIP}skip${C_OFF}: ${status#SKIP }"
-			       echo "ok $i ${S_NAME[n]}.$rep # SKIP ${status#SKIP }" >> "$out/summary.ktap" ;;
+			       ktap_line "$out" "ok $i ${S_NAME[n]}.$rep # SKIP ${status#SKIP }" ;;
 			*) echo "${C_FAIL}FAIL${C_OFF}: ${status#FAIL } (log: $out/${S_NAME[n]}.$rep.log)"
-			   echo "not ok $i ${S_NAME[n]}.$rep # ${status#FAIL }" >> "$out/summary.ktap" ;;
+			   ktap_line "$out" "not ok $i ${S_NAME[n]}.$rep # ${status#FAIL }" ;;
 			esac
 		done
 	done
 	trap - INT TERM
 	if [ ${#notrun[@]} -gt 0 ]; then
 		echo "interrupted: did not run: ${notrun[*]}"
-		echo "# interrupted: did not run: ${notrun[*]}" >> "$out/summary.ktap"
+		ktap_line "$out" "# interrupted: did not run: ${notrun[*]}"
 	fi
 }
 
@@ -272,11 +302,10 @@ cmd_run() {
 	SEL_GROUPS=() TESTS=() REPEAT=1
 	while [ $# -gt 0 ]; do
 		case "$1" in
-		-g) [ $# -ge 2 ] || die "-g needs a group"; SEL_GROUPS+=("$2"); shift 2 ;;
-		-t) [ $# -ge 2 ] || die "-t needs a section name"; TESTS+=("$2"); shift 2 ;;
-		--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat '${2:-}': a positive number"
-			  REPEAT=$2; shift 2 ;;
-		--results) [ $# -ge 2 ] || die "--results needs a folder"; RESULTS_DIR=$2; shift 2 ;;
+		-g) need_value -g "$@"; SEL_GROUPS+=("$2"); shift 2 ;;
+		-t) need_value -t "$@"; TESTS+=("$2"); shift 2 ;;
+		--repeat) need_value --repeat "$@"; check_repeat "$2"; REPEAT=$2; shift 2 ;;
+		--results) need_value --results "$@"; RESULTS_DIR=$2; shift 2 ;;
 		--list) list=1; shift ;;
 		--dry-run) dry=1; shift ;;
 		-h|--help) usage 0 ;;
@@ -302,7 +331,7 @@ cmd_run() {
 	fi
 	local label
 	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
-	OUT=$(new_results_dir "$label")
+	new_results_dir "$label"
 	echo "running ${#SELECTED[@]} section(s) x $REPEAT into $OUT"
 	run_sections "$OUT"
 	finish "$OUT"
@@ -310,39 +339,55 @@ cmd_run() {
 
 cmd_compare() {
 	[ $# = 2 ] || die "usage: run.sh compare BASE NEW"
-	[ -d "$1" ] || die "compare: '$1' is not a results folder"
-	[ -d "$2" ] || die "compare: '$2' is not a results folder"
+	local d
+	for d in "$1" "$2"; do
+		[ -d "$d" ] || die "compare: '$d' is not a results folder (it does not exist)"
+	done
+	for d in "$1" "$2"; do
+		if ! [ -e "$d/summary.ktap" ] && ! compgen -G "$d/*.json" > /dev/null; then
+			die "compare: '$d' is not a results folder (no summary.ktap or records)"
+		fi
+	done
 	exec "$PY" "$RESULTS_PY" compare "$1" "$2"
 }
 
 # sweep TEST --vary VAR=v1,v2,...: the section once per value, then the table and plot.
 cmd_sweep() {
 	local test=${1:-} vary='' var values opt n v i
-	[ -n "$test" ] || die "usage: run.sh sweep TEST --vary VAR=v1,v2,... [--repeat N]"
+	[ $# -ge 1 ] || die "usage: run.sh sweep TEST --vary VAR=v1,v2,... [--repeat N]"
+	[ -n "$test" ] || die "sweep '': needs a section name; see --list"
 	shift
 	REPEAT=1
 	while [ $# -gt 0 ]; do
 		case "$1" in
-		--vary) vary=${2:-}; shift 2 ;;
-		--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat '${2:-}': a positive number"
-			  REPEAT=$2; shift 2 ;;
-		--results) RESULTS_DIR=$2; shift 2 ;;
+		--vary) need_value --vary "$@"; vary=$2; shift 2 ;;
+		--repeat) need_value --repeat "$@"; check_repeat "$2"; REPEAT=$2; shift 2 ;;
+		--results) need_value --results "$@"; RESULTS_DIR=$2; shift 2 ;;
 		*) die "unknown argument '$1'" ;;
 		esac
 	done
 	[[ $vary =~ ^([a-z]+)=([A-Za-z0-9.,]+)$ ]] || die "--vary '$vary': use VAR=v1,v2 (vcpus or chunk)"
 	var=${BASH_REMATCH[1]}
 	values=${BASH_REMATCH[2]}
-	case "$var" in vcpus) opt=-v ;; chunk) opt=-k ;; *) die "--vary: '$var' must be vcpus or chunk" ;; esac
+	case "$var" in vcpus) opt=-v ;; chunk) opt=-k ;; *) die "--vary '$vary': '$var' must be vcpus or chunk" ;; esac
+	# Each value: vcpus 1-9999; chunk a size (4096, 256K, 64M, 1G).
+	IFS=, read -r -a vals <<< "$values"
+	[ ${#vals[@]} -gt 0 ] || die "--vary '$vary': no values"
+	for v in "${vals[@]}"; do
+		if [ "$var" = vcpus ]; then
+			[[ $v =~ ^[1-9][0-9]{0,3}$ ]] || die "--vary '$vary': '$v' is not a vCPU count (1-9999)"
+		else
+			[[ $v =~ ^[1-9][0-9]{0,11}[KMGT]?$ ]] || die "--vary '$vary': '$v' is not a size (e.g. 256K, 64M)"
+		fi
+	done
 	load_configs
 	TESTS=("$test") SEL_GROUPS=()
 	select_sections
 	n=${SELECTED[0]}
-	OUT=$(new_results_dir "sweep-$test-$var")
+	new_results_dir "sweep-$test-$var"
 	echo "sweeping $test over $var=$values into $OUT"
 	# One pseudo-section per value: the same section with "$opt VALUE" appended.
 	local base_name=${S_NAME[n]}
-	IFS=, read -r -a vals <<< "$values"
 	i=${#S_NAME[@]}
 	SELECTED=()
 	for v in "${vals[@]}"; do

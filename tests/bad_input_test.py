@@ -1,0 +1,492 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Bad-input matrix (KTAP): every option that takes a value, of every
+benchmark binary and of run.sh, given malformed values of every kind that
+applies (non-numeric, negative, zero or below the minimum, above the maximum,
+overflow, trailing junk, fractions, signs, blanks, empty, missing, unknown
+names, CPUs that do not exist, paths that do not exist, values that overflow
+in combination with another option).
+
+Each input must, within 1 s: exit 2 (a usage error; --write-image to a
+missing folder may exit 1, it is an I/O error), print exactly one line on
+stdout+stderr combined naming the option and the value as typed, not die of
+a signal, start no guest (no "TAP version" in the output), and change nothing
+on the host: hugetlb pool sizes, THP settings, tracefs mounts and instances
+are compared before and after every input, and run.sh must create no results
+folder.
+
+--json PATH is checked only with an empty path here: a missing folder is
+found out only when the record is written at the end of a run, so it is not
+a usage error; faults_test.py checks that such a run fails clearly.
+
+run.sh inputs that might make it write results run in a private mount
+namespace where / is read-only (run.sh used to write into / when it could not
+create the results folder), with KMP_CONFIGS pointing at sections whose
+requirement is never met, so that no benchmark can start.
+
+One KTAP test per option; every failing input is listed under it as a
+diagnostic.  Exit status: 0 when every test passed, 1 otherwise.
+"""
+import glob
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("KMP_SRC_DIR") or os.path.dirname(HERE)
+ARCH = {"aarch64": "arm64", "ppc64le": "powerpc", "ppc64": "powerpc"}.get(
+    platform.machine(), platform.machine())
+BIN = os.environ.get("KMP_BIN") or os.path.join(SRC, "build", ARCH, "bin")
+RUN_SH = os.path.join(SRC, "run.sh")
+TIME_LIMIT = 1.0
+
+# ------------------------------------------------------------ host state
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError as e:
+        return "<%s>" % e.strerror
+
+
+def tracefs_mounts():
+    with open("/proc/self/mounts") as f:
+        return sorted(l.split()[1] for l in f if l.split()[2:3] == ["tracefs"])
+
+
+def trace_instances():
+    """kmp-* tracefs instances, seen through a private mount of tracefs."""
+    script = ('d=$(mktemp -d) && mount -t tracefs nodev "$d" && ls "$d/instances"; '
+              'umount "$d" 2>/dev/null; rmdir "$d"')
+    try:
+        out = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                              script], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "<%s>" % e
+    return sorted(n for n in out.split() if n.startswith("kmp-"))
+
+
+def host_state(full=True):
+    s = {"/proc/sys/vm/nr_hugepages": read("/proc/sys/vm/nr_hugepages"),
+         "/proc/sys/vm/nr_overcommit_hugepages": read("/proc/sys/vm/nr_overcommit_hugepages")}
+    for p in sorted(glob.glob("/sys/kernel/mm/hugepages/hugepages-*/nr_hugepages")):
+        s[p] = read(p)
+    for k in ("enabled", "defrag"):
+        p = "/sys/kernel/mm/transparent_hugepage/" + k
+        s[p] = read(p)
+    s["tracefs mounts"] = tracefs_mounts()
+    if full:
+        s["tracefs kmp-* instances"] = trace_instances()
+    return s
+
+
+def state_diff(before, after):
+    return ["%s: %s -> %s" % (k, before[k], after.get(k)) for k in before
+            if k in after and before[k] != after[k]]
+
+
+BENCH_NAMES = ("dirty_log_perf", "demand_paging", "zap_latency", "tlbie_bench", "unit_tests")
+
+
+def foreign_benchmarks():
+    """kvm-mmu-perf processes that this test did not start (another session's).
+
+    They change the same host knobs, so a difference seen while one runs is
+    reported as a note rather than a failure."""
+    me, found = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % d) as f:
+                comm = f.read().strip()
+            if comm not in BENCH_NAMES and not comm.startswith("smoke_"):
+                continue
+            pid = int(d)
+            while pid > 1 and pid != me:
+                with open("/proc/%d/stat" % pid) as f:
+                    pid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if pid != me:
+                found.append("%s[%s]" % (comm, d))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+# ------------------------------------------------------------ values
+
+
+def size_bad():
+    return [("non-numeric", "abc"), ("negative", "-1"), ("overflow", "99999999999999999999G"),
+            ("overflow", "18446744073709551616"), ("overflow after suffix", "17179869184G"),
+            ("trailing junk", "12x"), ("unknown suffix", "4Q"), ("fraction", "1.5G"),
+            ("blank", " 4M"), ("empty", "")]
+
+
+def int_bad(lo, hi):
+    kinds = [("non-numeric", "abc"), ("negative", "-1"), ("overflow", "99999999999999999999"),
+             ("trailing junk", "12x"), ("fraction", "1.5"), ("sign", "+1"), ("blank", " 1"),
+             ("empty", "")]
+    if lo > 0:
+        kinds.append(("zero" if lo == 1 else "below the minimum", str(lo - 1)))
+    if hi is not None:
+        kinds.append(("above the maximum", str(hi + 1)))
+    return kinds
+
+
+def enum_bad(valid):
+    return [("unknown", "bogus"), ("empty", ""), ("wrong case", valid.swapcase()),
+            ("trailing junk", valid + "x")]
+
+
+CPUS_BAD = [("non-numeric", "abc"), ("negative", "-1"), ("empty", ""),
+            ("CPU that does not exist", "0,9999"), ("CPU that does not exist", "0,100"),
+            ("overflow", "99999999999999999999"), ("trailing junk", "12x"),
+            ("listed twice", "0,0"), ("reversed range", "1-0"), ("empty item", "0,,1"),
+            ("stride without range", "0:2")]
+
+# (option, [(kind, value, args before the option, args after)], ...)
+# A value of None means the option is given last, without its value.
+
+M64 = "6148914691236517888"     # x 3 vCPUs wraps a 64-bit byte count around to 2048
+U64_MAX = "18446744073709551615"
+
+
+def opt(option, kinds, base=(), names=None, rc=2):
+    cases = [(k, v, list(base), []) for k, v in kinds]
+    cases.append(("missing value", None, list(base), []))
+    return dict(option=option, cases=cases, names=names or [option], rc=rc)
+
+
+def extra(spec, *cases):
+    """Add (kind, value, before, after) cases to an option spec."""
+    spec["cases"].extend(cases)
+    return spec
+
+
+def binary_specs(tmp):
+    short_img = os.path.join(tmp, "short.img")
+    with open(short_img, "wb") as f:
+        f.write(b"\0" * 4096)
+    dp_u = ["-u", "MISSING"]
+    return {
+        "dirty_log_perf": [
+            extra(opt("-b", size_bad() + [("zero", "0")]),
+                  ("beyond the guest address space", "200T", [], []),
+                  ("overflow with -v 3", M64, ["-v", "3"], []),
+                  ("overflow when rounded to pages", U64_MAX, [], [])),
+            opt("-c", CPUS_BAD),
+            opt("-i", int_bad(2, 1000000) + [("zero", "0")]),
+            extra(opt("-k", size_bad() + [("zero", "0")]),
+                  ("not a multiple of 256K", "100K", [], [])),
+            opt("-l", int_bad(0, 3600000)),
+            extra(opt("-m", int_bad(0, 15)), ("unsupported guest mode", "0", [], [])),
+            opt("-r", int_bad(0, 4294967295)),
+            opt("-s", enum_bad("anonymous") + [("unknown size", "anonymous_hugetlb_4mb")]),
+            opt("-v", int_bad(1, 1024)),
+            opt("-w", int_bad(0, 100)),
+            extra(opt("-x", int_bad(1, 511)),
+                  ("more memslots than pages", "2", ["-b", "4K"], [])),
+            extra(opt("--ring", int_bad(1, 1 << 30)),
+                  ("not a power of two", "3", [], []),
+                  ("below the ring minimum", "128", [], []),
+                  ("above the ring maximum", "131072", [], [])),
+            opt("--json", [("empty", "")], base=["-b", "4M", "-i", "2"]),
+        ],
+        "demand_paging": [
+            extra(opt("-b", size_bad() + [("zero", "0")]),
+                  ("beyond the guest address space", "200T", [], []),
+                  ("overflow with -v 3", M64, ["-v", "3"], []),
+                  ("overflow when rounded to pages", U64_MAX, [], [])),
+            opt("-c", CPUS_BAD),
+            opt("-d", int_bad(0, 10000000), base=dp_u),
+            extra(opt("-m", int_bad(0, 15)), ("unsupported guest mode", "0", [], [])),
+            opt("-r", int_bad(1, 256), base=dp_u),
+            opt("-s", enum_bad("anonymous")),
+            extra(opt("-u", enum_bad("MISSING")),
+                  ("MINOR on a private source", "MINOR", [], [])),
+            opt("-v", int_bad(1, 1024)),
+            extra(opt("--source", enum_bad("pattern"), base=dp_u + ["-b", "4M"]),
+                  ("file: without a path", "file:", dp_u + ["-b", "4M"], []),
+                  ("file that does not exist", "file:/nonexistent/kmp.img", dp_u + ["-b", "4M"], []),
+                  ("file shorter than guest memory", "file:" + short_img, dp_u + ["-b", "4M"], []),
+                  ("a directory", "file:" + tmp, dp_u + ["-b", "4M"], [])),
+            opt("--write-image", [("empty", ""), ("folder that does not exist",
+                                                  "/nonexistent/kmp/x.img")],
+                base=["-b", "4M"], rc=(1, 2)),
+            opt("--sweep-vcpus", [("non-numeric", "abc"), ("negative", "-1"), ("empty", ""),
+                                  ("zero", "0"), ("above the maximum", "1025"),
+                                  ("overflow", "99999999999999999999"),
+                                  ("trailing junk", "1,2x"), ("reversed range", "2-1"),
+                                  ("empty item", "1,,2")]),
+            opt("--repeat", int_bad(1, 1000)),
+            opt("--json", [("empty", "")], base=["-b", "4M"]),
+        ],
+        "zap_latency": [
+            extra(opt("-b", size_bad() + [("zero", "0")]),
+                  ("below 1M per vCPU", "1M", ["-v", "2"], []),
+                  ("beyond the guest address space", "200T", ["-v", "2"], []),
+                  ("overflow when rounded to pages", U64_MAX, ["-v", "1"], [])),
+            opt("-c", CPUS_BAD),
+            opt("-i", int_bad(1, 100000)),
+            opt("-s", enum_bad("anonymous")),
+            opt("-v", int_bad(1, 1024)),
+            opt("--trigger", enum_bad("delete")),
+            opt("--zap-all", enum_bad("on")),
+            opt("--json", [("empty", "")], base=["-v", "1", "-b", "4M", "-i", "1"]),
+        ],
+        "tlbie_bench": [
+            opt("-c", CPUS_BAD),
+            opt("-t", int_bad(1, 86400)),
+            opt("-v", int_bad(1, 1024)),
+            extra(opt("--pages", int_bad(1, 512)),
+                  ("too many for --shared", "200", ["-v", "4", "--shared"], [])),
+            opt("--flush", enum_bad("page")),
+            opt("--json", [("empty", "")], base=["-t", "1"]),
+        ],
+    }
+
+
+PROBE_CFG = """\
+# Sections whose requirement is never met: run.sh skips them without
+# starting a benchmark, whatever it is asked to do.
+[probe]
+file = tlbie_bench
+args = -v 1 -t 1
+groups = probe
+requires = hugetlb:1G:100000
+timeout = 5
+
+[probe-dlp]
+file = dirty_log_perf
+args = -v 1 -b 4M -i 2
+groups = probe
+requires = hugetlb:1G:100000
+timeout = 5
+"""
+
+
+def run_sh_specs(tmp):
+    a_file = os.path.join(tmp, "a-file")
+    empty_dir = os.path.join(tmp, "empty-dir")
+    open(a_file, "w").close()
+    os.makedirs(empty_dir, exist_ok=True)
+    ro = "ro"       # marks cases run with / read-only
+    sweep = ["sweep", "probe", "--vary", "vcpus=1"]
+    repeat_kinds = int_bad(1, None)
+    results_kinds = [("empty", "", ro), ("cannot be created", "/proc/kmp-nope/results", ro),
+                     ("a regular file", a_file, ro)]
+    vary = [("empty", ""), ("no '='", "vcpus"), ("unknown variable", "foo=1"),
+            ("no values", "vcpus="), ("non-numeric", "vcpus=abc"), ("zero", "vcpus=0"),
+            ("negative", "vcpus=-1"), ("overflow", "vcpus=99999999999999999999"),
+            ("trailing junk", "vcpus=12x"), ("empty item", "vcpus=1,,2"),
+            ("trailing junk", "chunk=12x"), ("zero", "chunk=0")]
+    return [
+        dict(option="-g", names=["-g", "group"], cases=[
+            ("empty", "", ["-g"], []), ("unknown group", "nosuch", ["-g"], []),
+            ("missing value", None, ["-g"], [])]),
+        dict(option="-t", names=["-t", "section"], cases=[
+            ("empty", "", ["-t"], []), ("unknown section", "nosuch", ["-t"], []),
+            ("missing value", None, ["-t"], [])]),
+        dict(option="--repeat", names=["--repeat"], cases=[
+            (k, v, ["-g", "probe", "--repeat"], []) for k, v in repeat_kinds] + [
+            ("missing value", None, ["-g", "probe", "--repeat"], [])]),
+        dict(option="--results", names=["--results"], cases=[
+            (k, v, ["-g", "probe", "--results"], [], r) for k, v, r in results_kinds] + [
+            ("missing value", None, ["-g", "probe", "--results"], [])]),
+        dict(option="compare BASE NEW", names=["compare"], cases=[
+            ("BASE does not exist", "/nonexistent/kmp-base", ["compare"], [empty_dir]),
+            ("NEW does not exist", "/nonexistent/kmp-new", ["compare", empty_dir], []),
+            ("empty", "", ["compare"], [""]),
+            ("BASE is a file", a_file, ["compare"], [empty_dir]),
+            ("not a results folder", empty_dir, ["compare"], [empty_dir]),
+            ("missing NEW", None, ["compare", empty_dir], [])]),
+        dict(option="sweep TEST", names=["sweep", "section", "-t"], cases=[
+            ("unknown section", "nosuch", ["sweep"], ["--vary", "vcpus=1"]),
+            ("empty", "", ["sweep"], ["--vary", "vcpus=1"]),
+            ("missing value", None, ["sweep"], [])]),
+        dict(option="sweep --vary", names=["--vary"], cases=[
+            (k, v, ["sweep", "probe-dlp" if v.startswith("chunk") else "probe", "--vary"], [])
+            for k, v in vary] + [("missing value", None, ["sweep", "probe", "--vary"], [])]),
+        dict(option="sweep --repeat", names=["--repeat"], cases=[
+            (k, v, sweep + ["--repeat"], []) for k, v in repeat_kinds] + [
+            ("missing value", None, sweep + ["--repeat"], [])]),
+        dict(option="sweep --results", names=["--results"], cases=[
+            (k, v, sweep + ["--results"], [], r) for k, v, r in results_kinds] + [
+            ("missing value", None, sweep + ["--results"], [])]),
+    ]
+
+
+# ------------------------------------------------------------ running
+
+RO_ROOT = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+           'mount -o remount,bind,ro / && exec "$@"', "sh"]
+
+
+def shell_quote(a):
+    return "'%s'" % a if not a or any(c in a for c in " \t'\"$\\") else a
+
+
+def sanitize(line):
+    """Quote a line of program output as a diagnostic that KTAP parsers ignore."""
+    return line.replace("# SKIP", "[SKIP]").replace("\t", " ")[:200]
+
+
+def run(argv, env, timeout=TIME_LIMIT):
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    hung = False
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        hung = True
+        # Ctrl-C first: a benchmark then gives the host back what it changed.
+        try:
+            os.killpg(p.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        try:
+            out, _ = p.communicate(timeout=3)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+    return p.returncode, out.decode(errors="replace"), time.monotonic() - t0, hung
+
+
+def check_case(rc_want, names, value, rc, out, elapsed, hung):
+    """Problems with one input's outcome, as short phrases."""
+    problems = []
+    lines = out.splitlines()
+    if hung:
+        problems.append("still running after %.1f s (interrupted)" % TIME_LIMIT)
+    elif elapsed > TIME_LIMIT:
+        problems.append("took %.2f s" % elapsed)
+    if rc is not None and rc < 0:
+        problems.append("died of signal %d" % -rc)
+    elif not hung and rc not in (rc_want if isinstance(rc_want, tuple) else (rc_want,)):
+        problems.append("exit %s, want %s" % (rc, rc_want))
+    if any(l.startswith("TAP version") for l in lines):
+        problems.append("started a guest (printed 'TAP version')")
+    if len(lines) != 1:
+        problems.append("%d lines of output, want 1" % len(lines))
+    first = lines[0] if lines else ""
+    text = out if len(lines) != 1 else first
+    # getopt's own message names a short option as "-- 'b'".
+    alias = ["-- '%s'" % n[1] for n in names if len(n) == 2 and n[0] == "-"]
+    if not any(n in text for n in names + alias):
+        problems.append("message does not name the option (%s)" % " or ".join(names))
+    if value == "":
+        if "''" not in text:
+            problems.append("message does not show the empty value as ''")
+    elif value is not None and value not in text:
+        problems.append("message does not show the value '%s' as typed" % value)
+    return problems
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="kmp-bad-input-")
+    results_dir = os.path.join(tmp, "results")
+    cfg_dir = os.path.join(tmp, "cfg")
+    os.makedirs(cfg_dir)
+    os.makedirs(results_dir)
+    with open(os.path.join(cfg_dir, "probe.cfg"), "w") as f:
+        f.write(PROBE_CFG)
+    env = dict(os.environ, KMP_BIN=BIN, KMP_RESULTS=results_dir, KMP_CONFIGS=cfg_dir)
+    env.pop("KMP_WATCHDOG_SEC", None)
+
+    tests = []      # (name, [diagnostic lines])
+    notes = []      # printed, not failures
+    foreign = set()
+    nr_inputs = 0
+    t_start = time.monotonic()
+    before = host_state()
+    quick_before = host_state(full=False)
+    ro_ok = subprocess.run(RO_ROOT + ["true"], capture_output=True).returncode == 0
+
+    specs = [(tool, [os.path.join(BIN, tool)], s)
+             for tool, lst in binary_specs(tmp).items() for s in lst]
+    specs += [("run.sh", [RUN_SH], s) for s in run_sh_specs(tmp)]
+
+    for tool, cmd, spec in specs:
+        diags = []
+        option = spec["option"]
+        for case in spec["cases"]:
+            kind, value, before_args, after_args = case[:4]
+            ro = len(case) > 4 and case[4] == "ro"
+            if tool == "run.sh":
+                args = before_args + ([] if value is None else [value]) + after_args
+            else:
+                args = before_args + [option] + ([] if value is None else [value]) + after_args
+            argv = cmd + args
+            if ro:
+                if not ro_ok:
+                    notes.append("cannot make / read-only in a mount namespace: '%s' not tried"
+                                 % " ".join(map(shell_quote, args)))
+                    continue
+                argv = RO_ROOT + argv
+            nr_inputs += 1
+            results_before = sorted(os.listdir(results_dir))
+            others = foreign_benchmarks()
+            rc, out, elapsed, hung = run(argv, env)
+            others += foreign_benchmarks()
+            foreign.update(others)
+            problems = check_case(spec.get("rc", 2), spec["names"], value, rc, out, elapsed, hung)
+            quick_after = host_state(full=False)
+            changed = state_diff(quick_before, quick_after)
+            if changed and others:
+                notes.append("host changed during '%s %s' while other kvm-mmu-perf processes "
+                             "ran (%s): %s" % (tool, " ".join(map(shell_quote, args)),
+                                              ", ".join(sorted(set(others))), "; ".join(changed)))
+            elif changed:
+                problems.append("host changed: " + "; ".join(changed))
+            quick_before = quick_after
+            new_results = sorted(set(os.listdir(results_dir)) - set(results_before))
+            if new_results:
+                problems.append("created results folder(s) " + ", ".join(new_results))
+                for d in new_results:
+                    shutil.rmtree(os.path.join(results_dir, d), ignore_errors=True)
+            if problems:
+                lines = out.splitlines()
+                diags.append("%s %s (%s): %s" % (tool, " ".join(map(shell_quote, args)), kind,
+                                                 "; ".join(problems)))
+                for l in lines[:1] if len(lines) == 1 else (lines[:2] + ["..."] + lines[-2:]
+                                                            if len(lines) > 4 else lines):
+                    diags.append("  | " + sanitize(l))
+        tests.append(("%s %s: bad values are one-line usage errors" % (tool, option), diags))
+
+    after = host_state()
+    changed = ["changed: " + d for d in state_diff(before, after)]
+    if changed and foreign:
+        notes.append("other kvm-mmu-perf processes ran meanwhile (%s); not counted: %s"
+                     % (", ".join(sorted(foreign)), "; ".join(changed)))
+        changed = []
+    tests.append(("host unchanged after the whole matrix", changed))
+
+    print("TAP version 13")
+    print("1..%d" % len(tests))
+    failed = 0
+    for i, (name, diags) in enumerate(tests, 1):
+        for d in diags:
+            print("# " + d)
+        if diags:
+            failed += 1
+        print("%sok %d %s" % ("not " if diags else "", i, name))
+    for n in notes:
+        print("# note: " + n)
+    print("# inputs tried: %d" % nr_inputs)
+    print("# time: %.1f s" % (time.monotonic() - t_start))
+    print("# %d passed, %d failed" % (len(tests) - failed, failed))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
