@@ -232,3 +232,118 @@ install: all
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
+
+# ---- fuzz (libFuzzer) --------------------------------------------------------
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="fuzz_config ..."]: build
+# tests/fuzz/fuzz_*.c with clang -fsanitize=fuzzer,address,undefined (host code
+# only: lib/parse.c and lib/assert.c rebuilt with the same flags), replay
+# tests/fuzz/regressions/<target>/, then fuzz each target for FUZZ_SECONDS on a
+# temporary copy of tests/fuzz/corpus/<target>/ (the tree never grows).
+# Findings land in $(OUTPUT)/fuzz/artifacts/<target>/, logs in .../logs/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := $(OUTPUT)/fuzz
+FUZZ_ALL := $(patsubst $(SRC)/tests/fuzz/%.c,%,$(wildcard $(SRC)/tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_BINS := $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_ALL))
+FUZZ_OBJS := $(patsubst %,$(FUZZ_DIR)/obj/tests/fuzz/%.o,$(FUZZ_ALL))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_WARN := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare $(if $(filter 1,$(WERROR)),-Werror)
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer $(FUZZ_WARN) $(FUZZ_SAN)
+FUZZ_LIB_OBJS := $(FUZZ_DIR)/obj/lib/parse.o $(FUZZ_DIR)/obj/lib/assert.o \
+	$(FUZZ_DIR)/obj/tests/fuzz/spawn.o $(FUZZ_DIR)/obj/tests/fuzz/json_mutate.o
+FUZZ_FLAGS_NOW := $(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS)
+
+.PHONY: fuzz fuzz-build fuzz-force
+.SECONDARY: $(FUZZ_OBJS)
+fuzz-force:
+$(FUZZ_DIR)/.flags: fuzz-force
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(FUZZ_FLAGS_NOW)' | cmp -s - $@ || echo '$(FUZZ_FLAGS_NOW)' > $@
+
+$(FUZZ_DIR)/.cc-ok:
+	$(Q)$(SRC)/tests/fuzz/run-fuzz.sh check-cc $(FUZZ_CC)
+	$(Q)mkdir -p $(@D) && touch $@
+
+# Library and helper objects: instrumented, no libFuzzer main.
+$(FUZZ_DIR)/obj/%.o: $(SRC)/%.c $(FUZZ_DIR)/.flags | $(FUZZ_DIR)/.cc-ok $(KSFT_INC)/kselftest_harness.h
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/bin/%: $(FUZZ_DIR)/obj/tests/fuzz/%.o $(FUZZ_DIR)/libfuzzkmp.a
+	$(call msg,FUZZLD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -o $@
+
+$(FUZZ_DIR)/libfuzzkmp.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	$(Q)$(SRC)/tests/fuzz/run-fuzz.sh run $(FUZZ_DIR) $(SRC)/tests/fuzz "$(FUZZ_SECONDS)" $(FUZZ_TARGETS)
+
+-include $(wildcard $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/obj/*/*/*.d)
+
+# ---- bench (make bench) ------------------------------------------------------
+# make bench: whether the suite measures the kernel or itself (harness overhead
+# per timed phase, fidelity against bench/'s bare tools, noise, memory,
+# start-up, scale), in under 10 minutes here; prints a table, writes
+# bench/results.json and appends to docs/perf.md (bench/bench.py, docs/perf.md).
+# Tools: bench/NAME.c -> $(OUTPUT)/bench/NAME, with bench/fid.c, the guest code
+# bench/bench_guest.c and the library; fidelity_tlbie also links tlbie_bench's
+# VM setup and guest.  BENCH_ARGS passes options to bench.py (e.g. --quick).
+BENCH_OUT := $(OUTPUT)/bench
+BENCH_TOOLS := fidelity_dirty_log fidelity_paging fidelity_zap fidelity_tlbie startup bigvm
+BENCH_TOOL_BINS := $(addprefix $(BENCH_OUT)/,$(BENCH_TOOLS))
+BENCH_COMMON_OBJS := $(OUTPUT)/obj/bench/fid.c.o $(OUTPUT)/obj/bench/bench_guest.c.o
+BENCH_TLBIE_OBJS := $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(SRC)/tlbie_bench/setup.c \
+	$(wildcard $(SRC)/tlbie_bench/$(ARCH)/*.c))
+BENCH_ARGS ?=
+.SECONDARY: $(BENCH_COMMON_OBJS) $(patsubst %,$(OUTPUT)/obj/bench/%.c.o,$(BENCH_TOOLS))
+
+$(BENCH_OUT)/fidelity_tlbie: $(BENCH_TLBIE_OBJS)
+$(BENCH_OUT)/%: $(OUTPUT)/obj/bench/%.c.o $(BENCH_COMMON_OBJS) $(LIBKMP)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+.PHONY: bench bench-build
+bench-build: $(BENCH_TOOL_BINS) $(BENCH_BINS)
+bench: bench-build
+	$(Q)/usr/bin/python3 $(SRC)/bench/bench.py --bin $(OUTPUT)/bin --tools $(BENCH_OUT) \
+		--src $(SRC) $(BENCH_ARGS)
+# ---- end of bench ------------------------------------------------------------
+
+# ---- lint ----------------------------------------------------------------------
+# make lint: cppcheck over the host and guest C of lib/, the benchmarks, tools/
+# and tests/fuzz/ (findings justified in .cppcheck-suppressions), and
+# shellcheck over every shell script.  cppcheck and shellcheck come from apt.
+LINT_CPPCHECK_DEF_x86_64 := -D__x86_64__
+LINT_CPPCHECK_DEF_arm64 := -D__aarch64__
+LINT_CPPCHECK_DEF_powerpc := -D__powerpc64__
+LINT_C := $(patsubst $(SRC)/%,%,$(wildcard $(SRC)/lib/*.c $(SRC)/lib/$(ARCH)/*.c \
+	$(foreach b,$(BENCHES),$(SRC)/$(b)/*.c $(SRC)/$(b)/$(ARCH)/*.c) \
+	$(SRC)/tools/*.c $(SRC)/tests/fuzz/*.c))
+LINT_SH := $(patsubst $(SRC)/%,%,$(SRC)/run.sh $(SRC)/.ci/run $(wildcard $(SRC)/scripts/*.sh \
+	$(SRC)/tests/*.sh $(SRC)/tests/fuzz/*.sh))
+CPPCHECK_FLAGS := -q --enable=warning,performance,portability --platform=unix64 \
+	--inline-suppr --suppressions-list=.cppcheck-suppressions --error-exitcode=1 \
+	-I include -I include/$(ARCH) $(LINT_CPPCHECK_DEF_$(ARCH)) -D_GNU_SOURCE '-DKMP_SRC_DIR="$(SRC)"'
+
+.PHONY: lint
+lint:
+	$(Q)missing=; for t in cppcheck shellcheck; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "  DEPS    apt-get install$$missing"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing || exit 1; \
+		else \
+			echo "make lint needs:$$missing; install with: sudo apt-get install -y$$missing" >&2; exit 1; \
+		fi; \
+	fi
+	$(call msg,CPPCHECK,$(words $(LINT_C)) files)
+	$(Q)cd $(SRC) && cppcheck $(CPPCHECK_FLAGS) $(LINT_C)
+	$(call msg,SHCHECK,$(LINT_SH))
+	$(Q)cd $(SRC) && shellcheck $(LINT_SH)

@@ -69,6 +69,11 @@ load_configs() {
 			line=$(trim "${line%%#*}")
 			[ -z "$line" ] && continue
 			if [[ $line =~ ^\[([A-Za-z0-9_.=-]+)\]$ ]]; then
+				local k
+				for ((k = 0; k <= n; k++)); do
+					[ "${S_NAME[k]}" != "${BASH_REMATCH[1]}" ] ||
+						die "$f:$lineno: section [${BASH_REMATCH[1]}] is defined twice"
+				done
 				n=$((n + 1))
 				S_NAME[n]=${BASH_REMATCH[1]}
 				S_FILE[n]='' S_ARGS[n]='' S_GROUPS[n]='' S_ARCH[n]='' S_REQ[n]='' S_TIMEOUT[n]=300

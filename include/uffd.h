@@ -40,6 +40,7 @@ struct uffd_fault_stats {
 	uint64_t eexist;		/* another reader (or the vCPU) got there first */
 	uint64_t handler_ns;		/* total time from message to resolved */
 	uint64_t ioctl_ns;		/* of which inside UFFDIO_COPY/CONTINUE */
+	uint64_t read_ns;		/* of which reading the fault messages (read(2)) */
 	uint64_t source_ns;		/* of which reading the page's content (MISSING) */
 	uint64_t delay_ns;		/* of which the -d delay */
 	uint64_t *latency_ns;		/* per fault, for percentiles (nr = faults) */

@@ -60,23 +60,28 @@ static uint64_t pass_in_order_writes(struct memstress_guest_args *a,
 		uint64_t n = pages - done < MEMSTRESS_STEP_PAGES ? pages - done : MEMSTRESS_STEP_PAGES;
 		char *end = p + n * ps;
 
+		/*
+		 * Checked pages: the middle word is written first, so the page
+		 * faults in once, for write, as an unchecked pass's page does
+		 * (a read first would fault again on the write); the first and
+		 * last words, which nobody writes (-o), are checked after.
+		 */
 		if (!check) {
 			for (; p != end; p += ps)
 				*(volatile uint64_t *)p = iteration;
 		} else if (check == MEMSTRESS_CHECK_ZERO) {
-			/* As below: the first and last words stay for -o's other vCPUs. */
 			for (; p != end; p += ps) {
+				((volatile uint64_t *)p)[ps / 16] = iteration;
 				if (*(volatile uint64_t *)p | *(volatile uint64_t *)(p + ps - 8))
 					check_page((uint64_t)p, ps, check);	/* fails, with the values */
-				((volatile uint64_t *)p)[ps / 16] = iteration;
 			}
 		} else {
 			for (; p != end; p += ps) {
+				((volatile uint64_t *)p)[ps / 16] = iteration;
 				if ((*(volatile uint64_t *)p ^ page_pattern_word((uint64_t)p)) |
 				    (*(volatile uint64_t *)(p + ps - 8) ^
 				     page_pattern_word((uint64_t)p + ps - 8)))
 					check_page((uint64_t)p, ps, check);
-				((volatile uint64_t *)p)[ps / 16] = iteration;
 			}
 		}
 		done += n;

@@ -510,6 +510,7 @@ static void *uffd_reader_main(void *arg)
 				continue;	/* another reader took it */
 			TEST_FAIL("read from the userfaultfd failed");
 		}
+		rd->st->read_ns += ts_to_ns(ts_elapsed(t0));
 		TEST_ASSERT(n % sizeof(msgs[0]) == 0, "short read of %zd bytes from the userfaultfd",
 			    n);
 		handle_batch(rd, msgs, n / sizeof(msgs[0]), t0);
@@ -612,6 +613,7 @@ void uffd_stats_add(struct uffd_fault_stats *sum, const struct uffd_fault_stats 
 	sum->eexist += st->eexist;
 	sum->handler_ns += st->handler_ns;
 	sum->ioctl_ns += st->ioctl_ns;
+	sum->read_ns += st->read_ns;
 	sum->source_ns += st->source_ns;
 	sum->delay_ns += st->delay_ns;
 	if (!n)

@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh [--print]   (--print only shows the command)
 set -e
 PKGS="build-essential clang libaio-dev libhwloc-dev libjansson-dev linux-libc-dev \
-linux-source-6.12 xz-utils perl python3 python3-jsonschema gnuplot-nox"
+linux-source-6.12 xz-utils perl python3 python3-jsonschema gnuplot-nox \
+libclang-rt-14-dev cppcheck shellcheck"
 CMD="apt-get install -y --no-install-recommends $PKGS"
 
 if [ "$1" = "--print" ]; then

@@ -40,6 +40,10 @@ ENVELOPE = ("schema_version", "tool", "tool_version", "command", "started_at", "
 ZAP_EVENT = "kvm_mmu_zap_all_fast"     # the tracepoint zap_latency names its line after
 NOTE_1RUN = "(1 run: noise unknown)"
 NOTE_NOISE = "(within noise)"
+# Every number a writer emits is a u64 or a double of that order: bigger ones
+# (or 1e999, which Python reads as infinity) are bad data, not figures that
+# overflow the arithmetic of the tables.
+NUM_LIMIT = 2 ** 64
 
 
 class BadData(Exception):
@@ -59,6 +63,24 @@ def _no_duplicates(pairs):
 
 def _no_constant(name):
     raise ValueError("%s is not a JSON number" % name)
+
+
+class _BadNumber(ValueError):
+    pass
+
+
+def _json_int(text):
+    v = int(text)
+    if abs(v) > NUM_LIMIT:
+        raise _BadNumber("number %.40s is out of range (the limit is 2^64)" % text)
+    return v
+
+
+def _json_float(text):
+    v = float(text)
+    if not math.isfinite(v) or abs(v) > NUM_LIMIT:
+        raise _BadNumber("number %.40s is out of range (the limit is 2^64)" % text)
+    return v
 
 
 def _is_num(v):
@@ -81,17 +103,39 @@ def _check_figures(figs, where):
             raise BadData("%s/%s: values is not an array of numbers" % (where, name))
 
 
+def _check_tool_members(rec):
+    """The tool-specific members the tables compute with have their C types."""
+    params = rec.get("params", {})
+    if rec["tool"] == "dirty_log_perf":
+        chunk = params.get("clear_chunk_bytes", 0)
+        if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 0:
+            raise BadData("params/clear_chunk_bytes is not a byte count")
+    if rec["tool"] == "demand_paging":
+        if params.get("vcpus") is not None and not _is_num(params["vcpus"]):
+            raise BadData("params/vcpus is not a number")
+        if not isinstance(params.get("mem_fault_exits", False), bool):
+            raise BadData("params/mem_fault_exits is not true or false")
+        why = rec.get("mem_fault_exits_unsupported")
+        if why is not None and not isinstance(why, str):
+            raise BadData("mem_fault_exits_unsupported is not a string or null")
+
+
 def load_record(path):
     """Parse and check one record; BadData says what is wrong with it."""
     try:
         with open(path, encoding="utf-8") as f:
-            rec = json.load(f, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+            rec = json.load(f, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
+                            parse_int=_json_int, parse_float=_json_float)
     except OSError as e:
         raise BadData("cannot read: %s" % e.strerror) from e
     except UnicodeDecodeError as e:
         raise BadData("not UTF-8: %s" % e) from e
+    except _BadNumber as e:
+        raise BadData(str(e)) from e
     except ValueError as e:     # JSONDecodeError included: a truncated file lands here
         raise BadData("not valid JSON (truncated?): %s" % e) from e
+    except RecursionError as e:
+        raise BadData("not a result record: nested too deeply") from e
     if not isinstance(rec, dict) or "schema_version" not in rec:
         raise BadData("not a result record (no schema_version)")
     if rec["schema_version"] != 1 or isinstance(rec["schema_version"], bool):
@@ -101,10 +145,15 @@ def load_record(path):
         raise BadData("incomplete record: no %s" % ", ".join(missing))
     if not isinstance(rec["tool"], str) or not rec["tool"]:
         raise BadData("no tool name")
+    if not isinstance(rec["host"], dict):
+        raise BadData("host is not an object")
+    if rec["reason"] is not None and not isinstance(rec["reason"], str):
+        raise BadData("reason is not a string or null")
     if rec["status"] not in ("pass", "fail", "skip", "interrupted"):
         raise BadData("status %r is not pass, fail, skip or interrupted" % (rec["status"],))
     if not isinstance(rec.get("params", {}), dict):
         raise BadData("params is not an object")
+    _check_tool_members(rec)
     if "figures" in rec:
         _check_figures(rec["figures"], "figures")
     runs = rec.get("runs")
@@ -195,9 +244,15 @@ def param_diff(a, b):
     return out
 
 
+def one_line(text):
+    """text with newlines and other unprintable characters escaped (\\n, \\x1b)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
 def fail(errors):
-    for e in errors:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+    for e in errors:    # one line per problem, whatever names and values it quotes
+        print("%s: %s" % (PROG, one_line(e)), file=sys.stderr)
     sys.exit(2)
 
 
@@ -778,6 +833,10 @@ def cmd_summary(args):
 
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # `| head` is no error
+    # Text from records and file names from the folder may not encode
+    # (lone surrogates, undecodable names): escape them, do not die.
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(errors="backslashreplace")
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("compare", help="the seeds' tables for BASE (before) and NEW (after)")

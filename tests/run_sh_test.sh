@@ -21,6 +21,10 @@ ok() {	# ok CONDITION-EXIT-CODE NAME
 	fi
 }
 
+diag() {	# diag TEXT: every line of TEXT as a KTAP diagnostic ("# ...")
+	printf '# %s\n' "${1//$'\n'/$'\n'# }"
+}
+
 echo "TAP version 13"
 echo "1..14"
 
@@ -36,7 +40,7 @@ for g in $groups; do
 		bad=1
 	fi
 done
-ok $bad "dry run of every group ($(echo $groups | wc -w) groups)"
+ok $bad "dry run of every group ($(wc -w <<< "$groups") groups)"
 
 # 2. Bad usage is a clear error, exit 2.
 out=$("$RUN" -g nosuch 2>&1); rc=$?
@@ -52,7 +56,7 @@ ok $? "unknown section is an error"
 # 3. A real ci subset, twice each: one folder with every log and record.
 out=$("$RUN" -t dlp-seed003 -t tlbie-seed001 --repeat 2 2>&1); rc=$?
 dir=$(sed -n 's/^results: //p' <<< "$out")
-echo "$out" | sed 's/^/# /'
+diag "$out"
 [ $rc = 0 ] && [ -d "$dir" ] && [ -s "$dir/host.txt" ] &&
 	[ "$(grep -c '^ok ' "$dir/summary.ktap")" = 4 ] &&
 	for s in dlp-seed003 tlbie-seed001; do
@@ -126,7 +130,7 @@ ok $? "Ctrl-C stops cleanly and lists what did not run (rc=$rc)"
 # 9-10. A sweep: one run per value, then text, CSV and plots.
 out=$("$RUN" sweep tlbie-seed001 --vary vcpus=1,2 2>&1); rc=$?
 dir=$(sed -n 's/^results: //p' <<< "$out")
-echo "$out" | sed 's/^/# /'
+diag "$out"
 [ $rc = 0 ] && [ -s "$dir/tlbie-seed001-vcpus=1.1.json" ] && [ -s "$dir/tlbie-seed001-vcpus=2.1.json" ]
 ok $? "sweep runs each value"
 [ -s "$dir/sweep.txt" ] && [ -s "$dir/sweep.csv" ] && [ -s "$dir/sweep.png" ] && [ -s "$dir/sweep.svg" ] &&
@@ -142,7 +146,7 @@ ok $? "compare of a missing folder is an error"
 a=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
 b=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
 out=$("$RUN" compare "$a" "$b" 2>&1); rc=$?
-echo "$out" | sed 's/^/# /'
+diag "$out"
 [ $rc = 0 ] && grep -q "total throughput: " <<< "$out"
 ok $? "compare of two real runs"
 

@@ -89,9 +89,12 @@ static void stamp_gaps(struct zl *z, const uint64_t *from, const uint64_t *to,
 			uint64_t a = ring[(i - 1) & (len - 1)], b = ring[i & (len - 1)];
 
 			if (n == cap) {
+				uint64_t *grown;
+
 				cap = cap ? cap * 2 : 4096;
-				gaps = realloc(gaps, cap * sizeof(*gaps));
-				TEST_ASSERT(gaps, "out of memory");
+				grown = realloc(gaps, cap * sizeof(*gaps));
+				TEST_ASSERT(grown, "out of memory");
+				gaps = grown;
 			}
 			gaps[n++] = b > a ? (b - a) * 1000000000ULL / z->clock_hz : 0;
 		}
