@@ -199,7 +199,7 @@ $(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_O
 # kselftest's runner LD_PRELOADs stdbuf: ASan must not insist on coming first.
 CHECK_ENV := KMP_SRC_DIR=$(SRC) KMP_BIN=$(OUTPUT)/bin
 ifeq ($(SANITIZE),1)
-CHECK_ENV += ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+CHECK_ENV += ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
 endif
 check: all
 	$(Q)$(CHECK_ENV) $(SRC)/scripts/ktap-run.sh $(KSFT_INC) \
