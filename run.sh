@@ -248,7 +248,10 @@ run_one() {
 
 # ktap_line OUTDIR LINE: append to the KTAP summary; a full disk is fatal, not silent.
 ktap_line() {
-	echo "$2" >> "$1/summary.ktap" 2>/dev/null || die "cannot write $1/summary.ktap (disk full?)"
+	local err
+	if ! err=$( { echo "$2" >> "$1/summary.ktap"; } 2>&1 ); then
+		die "cannot write $1/summary.ktap: ${err##*: }"
+	fi
 }
 
 # run_sections OUTDIR LABEL [EXTRA_ARGS...] over SELECTED, REPEAT times.
@@ -256,11 +259,13 @@ run_sections() {
 	local out=$1 total=$(( ${#SELECTED[@]} * REPEAT )) i=0 n rep status t0 t1
 	local -a notrun=()
 	shift
-	{
-		echo "TAP version 13"
-		echo "1..$total"
-	} > "$out/summary.ktap" 2>/dev/null || die "cannot write $out/summary.ktap (disk full?)"
-	host_description > "$out/host.txt" 2>/dev/null || die "cannot write $out/host.txt (disk full?)"
+	local err
+	if ! err=$( { printf 'TAP version 13\n1..%s\n' "$total" > "$out/summary.ktap"; } 2>&1 ); then
+		die "cannot write $out/summary.ktap: ${err##*: }"
+	fi
+	if ! err=$( { host_description > "$out/host.txt"; } 2>&1 ); then
+		die "cannot write $out/host.txt: ${err##*: }"
+	fi
 	trap on_int INT TERM
 	for n in "${SELECTED[@]}"; do
 		for ((rep = 1; rep <= REPEAT; rep++)); do
