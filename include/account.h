@@ -25,6 +25,8 @@ struct kvm_vm;
 extern bool account_on;
 /* This thread's time inside KVM ioctls (KVM_RUN included), when account_on. */
 extern __thread uint64_t account_thread_ioctl_ns;
+/* When the last vCPU region began (vcpu->run_first_ns is the first entry after it). */
+extern volatile uint64_t account_region_start_ns;
 
 static inline uint64_t account_clock_ns(void)
 {
@@ -58,6 +60,7 @@ struct account_mark {
 	uint64_t ioctl_ns;
 	uint64_t *run_ns;	/* per vCPU at begin (vCPUs added later start at 0) */
 	uint32_t nr_vcpus;
+	uint64_t start_ns;
 };
 
 /*

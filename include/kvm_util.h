@@ -54,6 +54,8 @@ struct kvm_vcpu {
 	volatile int state;		/* enum vcpu_state */
 	uint32_t last_exit_reason;
 	uint64_t run_ns;		/* time inside KVM_RUN, with KMP_ACCOUNT (account.h) */
+	uint64_t run_first_ns;		/* ...its first entry since the last vCPU region began */
+	uint64_t run_exit_ns;		/* ...its last exit */
 	pthread_t thread;
 	bool has_thread;
 	struct vcpu_arch arch;

@@ -16,6 +16,7 @@
 
 bool account_on;
 __thread uint64_t account_thread_ioctl_ns;
+volatile uint64_t account_region_start_ns;
 
 static const char *account_path;
 static pthread_mutex_t account_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -25,6 +26,11 @@ static struct account_region {
 	uint64_t count;
 	uint64_t measured_ns;	/* what the benchmark reported */
 	uint64_t kernel_ns;	/* of which inside KVM */
+	/*
+	 * vCPU regions, the busiest vCPU: from the region's start to its first
+	 * KVM_RUN, and from its last exit to the region's end.
+	 */
+	uint64_t release_ns, completion_ns;
 	double worst_share;	/* the largest (measured - kernel) / measured of one occurrence */
 } regions[ACCOUNT_MAX_REGIONS];
 static int nr_regions;
@@ -45,9 +51,11 @@ static void account_write(void)
 	fprintf(f, "{\"regions\": {");
 	for (int i = 0; i < nr_regions; i++)
 		fprintf(f, "%s\n  \"%s\": {\"count\": %lu, \"measured_ns\": %lu, \"kernel_ns\": %lu, "
-			"\"worst_share\": %.9f}", i ? "," : "", regions[i].name,
-			(unsigned long)regions[i].count, (unsigned long)regions[i].measured_ns,
-			(unsigned long)regions[i].kernel_ns, regions[i].worst_share);
+			"\"release_ns\": %lu, \"completion_ns\": %lu, \"worst_share\": %.9f}",
+			i ? "," : "", regions[i].name, (unsigned long)regions[i].count,
+			(unsigned long)regions[i].measured_ns, (unsigned long)regions[i].kernel_ns,
+			(unsigned long)regions[i].release_ns, (unsigned long)regions[i].completion_ns,
+			regions[i].worst_share);
 	fprintf(f, "\n},\n");
 	if (startup_done)
 		fprintf(f, "\"startup_ns\": %lu, \"startup_vcpus\": %u\n}\n",
@@ -79,6 +87,7 @@ void account_begin(struct account_mark *m, struct kvm_vm *vm)
 	if (!vm)
 		return;
 	m->nr_vcpus = vm->nr_vcpus;
+	m->start_ns = account_region_start_ns = account_clock_ns();
 	m->run_ns = calloc(vm->nr_vcpus + 1, sizeof(*m->run_ns));
 	TEST_ASSERT(m->run_ns, "out of memory");
 	for (uint32_t i = 0; i < vm->nr_vcpus; i++)
@@ -88,6 +97,7 @@ void account_begin(struct account_mark *m, struct kvm_vm *vm)
 void account_end(struct account_mark *m, const char *region, struct timespec measured)
 {
 	uint64_t kernel = 0, meas = (uint64_t)measured.tv_sec * 1000000000ULL + measured.tv_nsec;
+	uint64_t release = 0, completion = 0, end = account_clock_ns();
 	struct account_region *r = NULL;
 
 	if (!account_on)
@@ -98,8 +108,13 @@ void account_end(struct account_mark *m, const char *region, struct timespec mea
 			uint64_t run = __atomic_load_n(&m->vm->vcpus[i]->run_ns, __ATOMIC_RELAXED) -
 				       (i < m->nr_vcpus ? m->run_ns[i] : 0);
 
-			if (run > kernel)
+			if (run > kernel) {
+				struct kvm_vcpu *v = m->vm->vcpus[i];
+
 				kernel = run;
+				release = v->run_first_ns >= m->start_ns ? v->run_first_ns - m->start_ns : 0;
+				completion = v->run_exit_ns <= end ? end - v->run_exit_ns : 0;
+			}
 		}
 		free(m->run_ns);
 		m->run_ns = NULL;
@@ -119,6 +134,8 @@ void account_end(struct account_mark *m, const char *region, struct timespec mea
 		r->count++;
 		r->measured_ns += meas;
 		r->kernel_ns += kernel;
+		r->release_ns += release;
+		r->completion_ns += completion;
 		if (meas && meas > kernel && (double)(meas - kernel) / meas > r->worst_share)
 			r->worst_share = (double)(meas - kernel) / meas;
 	}

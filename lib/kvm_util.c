@@ -368,10 +368,13 @@ int _vcpu_run(struct kvm_vcpu *vcpu)
 	t0 = account_on ? account_clock_ns() : 0;
 	ret = ioctl(vcpu->fd, KVM_RUN, NULL);
 	if (account_on) {
-		uint64_t ns = account_clock_ns() - t0;
+		uint64_t t1 = account_clock_ns();
 
-		account_thread_ioctl_ns += ns;
-		__atomic_store_n(&vcpu->run_ns, vcpu->run_ns + ns, __ATOMIC_RELAXED);
+		account_thread_ioctl_ns += t1 - t0;
+		__atomic_store_n(&vcpu->run_ns, vcpu->run_ns + t1 - t0, __ATOMIC_RELAXED);
+		if (vcpu->run_first_ns < account_region_start_ns)
+			vcpu->run_first_ns = t0;
+		vcpu->run_exit_ns = t1;
 	}
 	if (ret < 0 && errno == EINTR) {
 		vcpu->run->immediate_exit = 0;

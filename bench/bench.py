@@ -1,0 +1,662 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: does the suite measure the kernel, or itself?  (docs/perf.md)
+
+Runs every benchmark at a small scale, several times, unpinned and pinned,
+with harness accounting on (KMP_ACCOUNT, lib/account.c), next to bench/'s
+bare tools that issue the same ioctls on the same VM state; then start-up
+and scale runs.  Prints one table (figure, value, budget, verdict), writes
+bench/results.json and appends a dated entry to docs/perf.md.
+
+  bench.py --bin DIR --tools DIR --src SRC [--runs N] [--quick] [--no-scale]
+           [--no-history] [--out FILE] [--perf-md FILE] [--label TEXT]
+  bench.py --history-from RESULTS.json --src SRC [--perf-md FILE] [--label TEXT]
+      append the history entry of an earlier run (e.g. one with --no-history)
+
+Every number printed is measured by this run.  Exit status: 0 when every
+run completed and passed (budgets may still fail: see the verdicts), 1 when
+a benchmark or tool failed, 2 for a bad command line.
+"""
+import argparse
+import datetime
+import itertools
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MIB = 1 << 20
+OVERHEAD_BUDGET = 0.01              # harness share of a timed phase
+FIDELITY_RANGE = (0.95, 1.05)       # suite / independent
+MEM_SHARE, MEM_FIXED = 0.02, 64 * MIB
+STARTUP_BUDGET = 0.050              # s, process start to 8 vCPUs ready
+TOTAL_BUDGET = 600                  # s, the whole of make bench
+
+# The small configurations (2 pCPUs, an emulating KVM: ~1-4 us per guest
+# instruction).  "pin" is what -c adds for the pinned runs.
+SUITE = {
+    "dirty_log_perf": {"args": ["-v", "2", "-b", "64M", "-i", "10", "-k", "16M"],
+                       "pin": ["-c", "0,1"]},
+    "demand_paging": {"args": ["-v", "2", "-b", "64M", "-u", "MISSING"],
+                      "pin": ["-c", "0,1"]},
+    "zap_latency": {"args": ["-v", "2", "-b", "128M", "-i", "5"],
+                    "pin": ["-c", "0,1"]},
+    "tlbie_bench": {"args": ["-v", "2", "-t", "2"],
+                    "pin": ["-c", "0,1"]},
+}
+# The bare tools, with the same parameters (and pinning) as the pinned suite runs.
+FIDELITY = {
+    "dirty_log_perf": ("fidelity_dirty_log", ["-v", "2", "-b", "64M", "-i", "10", "-k", "16M"]),
+    "demand_paging": ("fidelity_paging", ["-v", "2", "-b", "64M"]),
+    "zap_latency": ("fidelity_zap", ["-v", "2", "-b", "128M", "-i", "5"]),
+    "tlbie_bench": ("fidelity_tlbie", ["-v", "2", "-t", "2"]),
+}
+# Headline figures: (binary, figure, how to read it from a record, from a tool's output).
+STARTUP_ARGS = ["-v", "8", "-b", "8M", "-i", "2"]
+SCALE_DLP = ["-v", "256", "-b", "4M", "-i", "2", "--verify"]
+SCALE_DP = ["-v", "256", "-b", "4M", "-u", "MISSING"]
+BIGVM = ["-s", "64G", "--stride", "64M", "-m", "2M"]
+
+
+def log(msg):
+    print("[bench %6.1fs] %s" % (time.monotonic() - T0, msg), file=sys.stderr, flush=True)
+
+
+T0 = time.monotonic()
+
+
+class Failed(Exception):
+    pass
+
+
+def run(cmd, env_extra=None, timeout=600, tmp=None, label=None):
+    """Run cmd; return (rc, stdout, wall seconds, peak RSS bytes (ru_maxrss), account dict)."""
+    env = dict(os.environ)
+    acct = None
+    if env_extra is not None:
+        env.update(env_extra)
+    if tmp is not None:
+        acct = os.path.join(tmp, "account.%d.json" % int(time.monotonic() * 1e6))
+        env["KMP_ACCOUNT"] = acct
+    out = tempfile.TemporaryFile(mode="w+")
+    err = tempfile.TemporaryFile(mode="w+")
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+    deadline = start + timeout
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            proc.kill()
+            pid, status, ru = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.005)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    out.seek(0)
+    err.seek(0)
+    stdout, stderr = out.read(), err.read()
+    account = None
+    if acct and os.path.exists(acct):
+        with open(acct) as f:
+            account = json.load(f)
+        os.unlink(acct)
+    if proc.returncode != 0:
+        tail = (stderr.strip().splitlines() or stdout.strip().splitlines() or ["?"])[-1]
+        log("%s: exit %d: %s" % (label or os.path.basename(cmd[0]), proc.returncode, tail))
+    return proc.returncode, stdout, wall, ru.ru_maxrss * 1024, account
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def cv(xs):
+    if len(xs) < 2:
+        return float("nan")
+    m = statistics.mean(xs)
+    return statistics.stdev(xs) / m if m else float("nan")
+
+
+def cv_median_of(xs, k):
+    """The CV of the median of k runs, over every k-subset of the runs measured."""
+    if len(xs) < k + 1:
+        return float("nan")
+    return cv([statistics.median(c) for c in itertools.combinations(xs, k)])
+
+
+# ---------------------------------------------------------------- reading results
+
+def guest_bytes(tool, rec):
+    p = rec.get("params", {})
+    if tool in ("dirty_log_perf", "demand_paging"):
+        per = p.get("vcpu_bytes") or p.get("vcpu_memory_bytes")
+        if per is None:
+            return None
+        return per if p.get("overlap") or p.get("shared") else per * p["vcpus"]
+    if tool == "zap_latency":
+        return p["bytes"]
+    if tool == "tlbie_bench":
+        # tlbie_bench/setup.c: (pages + max(4 * pages, 64)) frames per vCPU, 2M aligned.
+        pages = p["pages"]
+        per = (pages + max(pages * 4, 64)) * 4096
+        return -(-per * p["vcpus"] // (2 * MIB)) * 2 * MIB
+    return None
+
+
+def headline(tool, rec):
+    """The headline figures of one record: {name: value}."""
+    if tool == "dirty_log_perf":
+        f = rec["figures"]
+        n = rec["params"]["iterations"]
+        return {"dirty_memory_time": f["dirty_memory_time"]["value"] / n,
+                "get_dirty_log_time": f["get_dirty_log_time"]["value"] / n,
+                "clear_dirty_log_time": f["clear_dirty_log_time"]["value"] / n,
+                "populate_time": f["populate_time"]["value"]}
+    if tool == "demand_paging":
+        f = rec["runs"][0]["figures"]
+        return {"total_guest_execution_time": f["total_guest_execution_time"]["value"]}
+    if tool == "zap_latency":
+        return {"ioctl_latency": rec["figures"]["ioctl_latency"]["value"] / 1e9}
+    if tool == "tlbie_bench":
+        return {"throughput": rec["figures"]["throughput"]["value"]}
+    return {}
+
+
+def pooled(tool, rec=None, out=None):
+    """Per-occurrence samples of a headline figure, for pooling across runs (zaps)."""
+    if tool == "zap_latency":
+        if rec is not None:
+            return {"ioctl_latency": [v / 1e9 for v in rec["figures"]["ioctl_latency"]["values"]]}
+        return {"ioctl_latency": [v / 1e9 for v in out["ioctl_latency"]]}
+    if tool == "dirty_log_perf":
+        names = ("dirty_memory_time", "get_dirty_log_time", "clear_dirty_log_time")
+        if rec is not None:
+            return {n: rec["figures"][n]["values"] for n in names}
+        return {n: out[n] for n in names}
+    return {}
+
+
+def tool_headline(tool, out):
+    if tool == "dirty_log_perf":
+        return {"dirty_memory_time": statistics.mean(out["dirty_memory_time"]),
+                "get_dirty_log_time": statistics.mean(out["get_dirty_log_time"]),
+                "clear_dirty_log_time": statistics.mean(out["clear_dirty_log_time"]),
+                "populate_time": out["populate_time"]}
+    if tool == "demand_paging":
+        return {"total_guest_execution_time": out["total_guest_execution_time"]}
+    if tool == "zap_latency":
+        return {"ioctl_latency": statistics.median(out["ioctl_latency"]) / 1e9}
+    if tool == "tlbie_bench":
+        return {"throughput": out["throughput"]}
+    return {}
+
+
+def dp_handler_overhead(rec):
+    """
+    demand_paging: the uffd handlers' own time per vCPU, in s, as (bookkeeping,
+    content generation): not UFFDIO_COPY, not the read(2) of the fault
+    messages (handler_read_time, where recorded), not -d.  A vCPU waits in
+    KVM_RUN for its handler, so this time hides inside the vCPU's kernel time.
+    """
+    f = rec["runs"][0]["figures"]
+    read = f.get("handler_read_time", {"value": 0})["value"]
+    own = f["handler_time"]["value"] - f["handler_ioctl_time"]["value"] - read - \
+        f["handler_delay_time"]["value"] - f["handler_source_time"]["value"]
+    n = rec["params"]["vcpus"]
+    return max(own, 0) / 1e9 / n, f["handler_source_time"]["value"] / 1e9 / n
+
+
+# ---------------------------------------------------------------- the runs
+
+def suite_run(args, tmp, results, tool, mode, i):
+    """mode: unpinned, pinned, or accounted (unpinned, with KMP_ACCOUNT)."""
+    cfg = SUITE[tool]
+    rec_path = os.path.join(tmp, "%s.%s.%d.json" % (tool, mode, i))
+    cmd = [os.path.join(args.bin, tool)] + cfg["args"] + \
+        (cfg["pin"] if mode == "pinned" else []) + ["--json", rec_path]
+    rc, _, wall, rss, acct = run(cmd, tmp=tmp if mode == "accounted" else None, label=tool)
+    rec = None
+    if os.path.exists(rec_path):
+        with open(rec_path) as f:
+            rec = json.load(f)
+    ok = rc == 0 and rec is not None and rec.get("status") == "pass"
+    if not ok:
+        results["failures"].append("%s %s run %d: exit %d" % (tool, mode, i + 1, rc))
+    elif not results["host"]:
+        results["host"] = rec["host"]
+    results["raw"]["suite"][tool][mode].append({"cmd": cmd[1:], "rc": rc, "wall": wall,
+                                                "rss": rss, "account": acct, "record": rec,
+                                                "ok": ok})
+
+
+def fidelity_run(args, results, tool, variant, i):
+    fid, fargs = FIDELITY[tool]
+    extra = ["--minimal-guest"] if variant == "minimal_guest" else []
+    rc, out, wall, rss, _ = run([os.path.join(args.tools, fid)] + fargs + SUITE[tool]["pin"] +
+                                extra, label=fid)
+    if rc != 0:
+        results["failures"].append("%s %s run %d: exit %d" % (fid, variant, i + 1, rc))
+    results["raw"]["fidelity"][tool][variant].append(
+        {"rc": rc, "wall": wall, "rss": rss, "out": json.loads(out) if rc == 0 else None})
+
+
+def paired_runs(args, tmp, results):
+    """
+    Each benchmark's runs interleaved with its bare tool's: other load on the
+    host then falls on both alike (unpinned suite, bare tool, pinned suite,
+    suite with harness accounting, and for the memstress-driven ones a
+    one-store-guest run, in turn).  Fidelity compares the pinned runs of both
+    (the least noisy here); noise uses the runs without accounting (its clock
+    reads are not part of the suite); the overhead figures the accounted ones.
+    """
+    results["raw"]["suite"] = {t: {"unpinned": [], "pinned": [], "accounted": []} for t in SUITE}
+    results["raw"]["fidelity"] = {t: {"same_guest": [], "minimal_guest": []} for t in FIDELITY}
+    for tool in SUITE:
+        for i in range(args.runs):
+            suite_run(args, tmp, results, tool, "unpinned", i)
+            fidelity_run(args, results, tool, "same_guest", i)
+            suite_run(args, tmp, results, tool, "pinned", i)
+            suite_run(args, tmp, results, tool, "accounted", i)
+            if tool in ("dirty_log_perf", "demand_paging") and i < max(1, args.runs // 2):
+                fidelity_run(args, results, tool, "minimal_guest", i)
+        log("%s: %d runs unpinned, pinned and bare (%s)" % (tool, args.runs, FIDELITY[tool][0]))
+
+
+def startup_runs(args, tmp, results):
+    raw = results["raw"]["startup"] = {"dirty_log_perf": [], "library": []}
+    for i in range(args.runs):
+        cmd = [os.path.join(args.tools, "startup"), "exec",
+               os.path.join(args.bin, "dirty_log_perf")] + STARTUP_ARGS
+        rc, _, wall, rss, acct = run(cmd, tmp=tmp, label="startup dirty_log_perf")
+        if rc != 0 or not acct or acct.get("startup_ns") is None:
+            results["failures"].append("startup dirty_log_perf run %d: exit %d" % (i + 1, rc))
+            continue
+        raw["dirty_log_perf"].append(acct["startup_ns"] / 1e9)
+    for i in range(args.runs):
+        rc, out, _, _, _ = run([os.path.join(args.tools, "startup"), "exec",
+                                os.path.join(args.tools, "startup")], label="startup")
+        if rc != 0:
+            results["failures"].append("startup (library) run %d: exit %d" % (i + 1, rc))
+            continue
+        raw["library"].append(json.loads(out))
+    log("start-up: %d + %d runs" % (len(raw["dirty_log_perf"]), len(raw["library"])))
+
+
+def scale_runs(args, tmp, results):
+    raw = results["raw"]["scale"] = {}
+    for tool, a in (("dirty_log_perf", SCALE_DLP), ("demand_paging", SCALE_DP)):
+        rec_path = os.path.join(tmp, "scale.%s.json" % tool)
+        rc, _, wall, rss, _ = run([os.path.join(args.bin, tool)] + a + ["--json", rec_path],
+                                  timeout=300, label="scale " + tool)
+        rec = None
+        if os.path.exists(rec_path):
+            with open(rec_path) as f:
+                rec = json.load(f)
+        ok = rc == 0 and rec is not None and rec.get("status") == "pass"
+        if not ok:
+            results["failures"].append("scale %s: exit %d" % (tool, rc))
+        raw[tool] = {"cmd": a, "rc": rc, "ok": ok, "wall": wall, "rss": rss,
+                     "guest_bytes": guest_bytes(tool, rec) if rec else None,
+                     "figures": headline(tool, rec) if ok else None}
+        log("scale %s: %s in %.1f s" % (tool, "pass" if ok else "FAIL", wall))
+    rc, out, wall, rss, _ = run([os.path.join(args.tools, "bigvm")] + BIGVM, timeout=300,
+                                label="bigvm")
+    if rc != 0:
+        results["failures"].append("bigvm: exit %d" % rc)
+    raw["bigvm"] = {"cmd": BIGVM, "rc": rc, "ok": rc == 0, "wall": wall, "rss": rss,
+                    "out": json.loads(out) if rc == 0 else None}
+    log("bigvm: %s in %.1f s" % ("pass" if rc == 0 else "FAIL", wall))
+
+
+# ---------------------------------------------------------------- the table
+
+def fmt_pct(x):
+    return "n/a" if x is None or x != x else "%.2f%%" % (100 * x)
+
+
+def fmt_s(x):
+    if x is None or x != x:
+        return "n/a"
+    if x >= 1:
+        return "%.2f s" % x
+    if x >= 1e-3:
+        return "%.2f ms" % (x * 1e3)
+    return "%.1f us" % (x * 1e6)
+
+
+def fmt_mib(b):
+    return "%.1f MiB" % (b / MIB)
+
+
+def build_rows(results):
+    rows = []
+
+    def row(section, figure, value, budget, verdict, **detail):
+        rows.append({"section": section, "figure": figure, "value": value, "budget": budget,
+                     "verdict": verdict, "detail": detail})
+
+    suite = results["raw"].get("suite", {})
+    # 1. Harness overhead per timed phase, over every run (pinned and unpinned).
+    for tool, modes in suite.items():
+        regions = {}
+        for r in modes["accounted"]:
+            if not r["ok"] or not r["account"]:
+                continue
+            for name, a in r["account"]["regions"].items():
+                acc = regions.setdefault(name, {"measured": 0, "kernel": 0, "count": 0,
+                                                "worst": 0.0, "shares": []})
+                acc["shares"].append((a["measured_ns"] - a["kernel_ns"]) / a["measured_ns"]
+                                     if a["measured_ns"] else 0.0)
+                acc["release"] = acc.get("release", 0) + a.get("release_ns", 0)
+                acc["completion"] = acc.get("completion", 0) + a.get("completion_ns", 0)
+                acc["measured"] += a["measured_ns"]
+                acc["kernel"] += a["kernel_ns"]
+                acc["count"] += a["count"]
+                acc["worst"] = max(acc["worst"], a["worst_share"])
+        for name, acc in regions.items():
+            shares = acc["shares"]
+            share = median(shares)
+            per = (acc["measured"] - acc["kernel"]) / acc["count"] / 1e9
+            info = name == "clear_step_wall_time"
+            split = ""
+            if acc.get("release") or acc.get("completion"):
+                split = ": release %s, completion %s" % (fmt_s(acc["release"] / acc["count"] / 1e9),
+                                                         fmt_s(acc["completion"] / acc["count"] /
+                                                               1e9))
+            row("overhead", "%s %s%s" % (tool, name, " (the whole step: diagnostic)" if info
+                                           else ""),
+                "%s (%s..%s; %s each%s)" % (fmt_pct(share), fmt_pct(min(shares)),
+                                            fmt_pct(max(shares)), fmt_s(per), split),
+                "info" if info else "<= 1%",
+                "info" if info else "ok" if share <= OVERHEAD_BUDGET else "FAIL", share=share,
+                shares=shares, per_occurrence_s=per, worst_share=acc["worst"],
+                occurrences=acc["count"])
+        if tool == "demand_paging":
+            own, gen, tot = [], [], []
+            for r in modes["accounted"]:
+                if r["ok"]:
+                    w = r["record"]["runs"][0]["figures"]["total_guest_execution_time"]["value"]
+                    o, g = dp_handler_overhead(r["record"])
+                    own.append(o / w)
+                    gen.append(g / w)
+                    tot.append((o + g) / w)
+            if tot:
+                s = median(tot)
+                row("overhead", "demand_paging total_guest_execution_time: uffd handlers' own "
+                    "time, per vCPU", "%s (%s..%s; bookkeeping %s, page content %s)" % (
+                        fmt_pct(s), fmt_pct(min(tot)), fmt_pct(max(tot)), fmt_pct(median(own)),
+                        fmt_pct(median(gen))), "<= 1%",
+                    "ok" if s <= OVERHEAD_BUDGET else "FAIL", share=s, shares=tot,
+                    bookkeeping=own, content=gen)
+
+    # 2. Fidelity: suite (pinned) / bare tool (pinned), same VM state, medians.
+    fid = results["raw"].get("fidelity", {})
+    for tool, variants in fid.items():
+        suite_vals = [headline(tool, r["record"]) for r in suite.get(tool, {}).get("pinned", [])
+                      if r["ok"]]
+        same = [tool_headline(tool, r["out"]) for r in variants["same_guest"] if r["out"]]
+        mini = [tool_headline(tool, r["out"]) for r in variants["minimal_guest"] if r["out"]]
+        if not suite_vals or not same:
+            continue
+        pool_s = [pooled(tool, rec=r["record"]) for r in suite[tool]["pinned"] if r["ok"]]
+        pool_b = [pooled(tool, out=r["out"]) for r in variants["same_guest"] if r["out"]]
+        for fig in suite_vals[0]:
+            if pool_s and pool_s[0] and fig in pool_s[0]:
+                # Every occurrence of every run: the median of all zaps or iterations.
+                s = median([x for p in pool_s for x in p[fig]])
+                b = median([x for p in pool_b for x in p[fig]])
+            else:
+                s = median([v[fig] for v in suite_vals])
+                b = median([v[fig] for v in same])
+            ratio = s / b if b else float("nan")
+            ok = FIDELITY_RANGE[0] <= ratio <= FIDELITY_RANGE[1]
+            row("fidelity", "%s %s" % (tool, fig),
+                "%.3f (%s / %s)" % (ratio, fmt_s(s) if fig != "throughput" else "%.1f/s" % s,
+                                     fmt_s(b) if fig != "throughput" else "%.1f/s" % b),
+                "0.95-1.05", "ok" if ok else "FAIL", ratio=ratio, suite=s, independent=b)
+            if tool == "zap_latency" and pool_s:
+                xs = sorted(x for p in pool_s for x in p[fig])
+                ys = sorted(x for p in pool_b for x in p[fig])
+                fast = 200e-6
+                p10 = lambda v: v[len(v) // 10]
+                row("fidelity", "zap_latency ioctl_latency: 10th percentiles; zaps under 200 us",
+                    "%.3f (%s / %s); %d/%d suite, %d/%d bare" % (
+                        p10(xs) / p10(ys), fmt_s(p10(xs)), fmt_s(p10(ys)),
+                        sum(x < fast for x in xs), len(xs), sum(y < fast for y in ys), len(ys)),
+                    "info", "info", p10_ratio=p10(xs) / p10(ys), suite=xs, independent=ys)
+            if mini and fig in ("dirty_memory_time", "populate_time",
+                                "total_guest_execution_time"):
+                m = median([v[fig] for v in mini])
+                row("fidelity", "%s %s: suite guest / one-store guest" % (tool, fig),
+                    "%.2f (%s / %s)" % (b / m, fmt_s(b), fmt_s(m)), "info", "info",
+                    ratio=b / m, same_guest=b, minimal_guest=m)
+
+    # 3. Noise: CV of each headline figure over the runs, unpinned and pinned.
+    for tool, modes in suite.items():
+        vals = {m: [headline(tool, r["record"]) for r in modes[m] if r["ok"]]
+                for m in ("unpinned", "pinned")}
+        if not vals["unpinned"]:
+            continue
+        for fig in vals["unpinned"][0]:
+            xu = [v[fig] for v in vals["unpinned"]]
+            xp = [v[fig] for v in vals["pinned"]]
+            cu, cp = cv(xu), cv(xp)
+            mu, mp = cv_median_of(xu, 3), cv_median_of(xp, 3)
+            better = "pinning helps" if cp < cu else "pinning does not help"
+            row("noise", "%s %s CV (n=%d)" % (tool, fig, len(xu)),
+                "%s unpinned, %s pinned; median of 3: %s, %s" % (
+                    fmt_pct(cu), fmt_pct(cp), fmt_pct(mu), fmt_pct(mp)), "report", better,
+                cv_unpinned=cu, cv_pinned=cp, cv_median3_unpinned=mu, cv_median3_pinned=mp,
+                unpinned=xu, pinned=xp)
+
+    # 4. Memory: peak RSS - guest memory, over every run of each binary.
+    def mem_row(label, rss, guest):
+        over = rss - guest
+        allowed = MEM_SHARE * guest + MEM_FIXED
+        row("memory", label, "%s over %s guest (%s of it)" % (fmt_mib(over), fmt_mib(guest),
+                                                            fmt_pct(over / guest)),
+            "<= 2%% + 64 MiB (%s)" % fmt_mib(allowed), "ok" if over <= allowed else "FAIL",
+            peak_rss=rss, guest_bytes=guest, over=over, allowed=allowed)
+
+    for tool, modes in suite.items():
+        runs = [r for r in modes["unpinned"] + modes["pinned"] + modes["accounted"] if r["ok"]]
+        if runs:
+            worst = max(runs, key=lambda r: r["rss"] - guest_bytes(tool, r["record"]))
+            mem_row(tool + " " + " ".join(SUITE[tool]["args"]), worst["rss"],
+                    guest_bytes(tool, worst["record"]))
+
+    # 5. Start-up.
+    st = results["raw"].get("startup", {})
+    if st.get("dirty_log_perf"):
+        xs = st["dirty_log_perf"]
+        row("start-up", "dirty_log_perf %s: exec to 8 vCPUs ready (median of %d, max)" %
+            (" ".join(STARTUP_ARGS), len(xs)), "%s (max %s)" % (fmt_s(median(xs)), fmt_s(max(xs))),
+            "<= 50 ms", "ok" if median(xs) <= STARTUP_BUDGET else "FAIL", median=median(xs),
+            max=max(xs), values=xs)
+    if st.get("library"):
+        lib = st["library"]
+        parts = ["exec_to_main", "host_desc_read", "vm_create", "vcpus_add", "threads_start"]
+        med = {k: median([x[k] for x in lib]) for k in parts + ["startup_time"]}
+        row("start-up", "library alone: exec, host_desc_read, vm_create, 8 vm_vcpu_add, "
+            "vcpu_threads_start", "%s = %s" % (fmt_s(med["startup_time"]),
+                                                " + ".join(fmt_s(med[k]) for k in parts)),
+            "<= 50 ms", "ok" if med["startup_time"] <= STARTUP_BUDGET else "FAIL", **med)
+
+    # 6. Scale.
+    sc = results["raw"].get("scale", {})
+    for tool in ("dirty_log_perf", "demand_paging"):
+        r = sc.get(tool)
+        if not r:
+            continue
+        row("scale", "%s %s" % (tool, " ".join(r["cmd"])),
+            "%s in %s" % ("pass" if r["ok"] else "FAIL", fmt_s(r["wall"])), "completes",
+            "ok" if r["ok"] else "FAIL", wall=r["wall"], rss=r["rss"])
+        if r["ok"] and r["guest_bytes"]:
+            mem_row("%s %s" % (tool, " ".join(r["cmd"])), r["rss"], r["guest_bytes"])
+    b = sc.get("bigvm")
+    if b:
+        o = b["out"]
+        if o:
+            row("scale", "64 GiB guest (MAP_NORESERVE, 2M guest pages, 1 page per 64 MiB)",
+                "setup %s, touch %s (%d pages), teardown %s" % (
+                    fmt_s(o["setup_time"]), fmt_s(o["touch_time"]), o["pages_touched"],
+                    fmt_s(o["teardown_time"])), "completes", "ok", **o)
+            touched = o["pages_touched"] * 4096
+            over = b["rss"] - touched
+            allowed = MEM_SHARE * o["guest_bytes"] + MEM_FIXED
+            row("memory", "64 GiB guest: peak RSS - touched guest memory",
+                "%s (RSS %s; KVM's vmalloc +%s)" % (fmt_mib(over), fmt_mib(b["rss"]),
+                                                    fmt_mib(o["kernel_vmalloc_growth"])),
+                "<= 2%% + 64 MiB (%s)" % fmt_mib(allowed), "ok" if over <= allowed else "FAIL",
+                peak_rss=b["rss"], over=over, allowed=allowed,
+                kernel_vmalloc=o["kernel_vmalloc_growth"])
+        else:
+            row("scale", "64 GiB guest", "FAIL (exit %d)" % b["rc"], "completes", "FAIL")
+
+    total = time.monotonic() - T0
+    row("total", "make bench wall time", fmt_s(total), "<= 10 min",
+        "ok" if total <= TOTAL_BUDGET else "FAIL", seconds=total)
+    return rows
+
+
+def print_table(rows, file=sys.stdout):
+    w = [max(len(r[k]) for r in rows) for k in ("figure", "value", "budget", "verdict")]
+    w[0] = max(w[0], len("figure"))
+    section = None
+    line = "%-*s  %-*s  %-*s  %s"
+    print(line % (w[0], "figure", w[1], "value", w[2], "budget", "verdict"), file=file)
+    for r in rows:
+        if r["section"] != section:
+            section = r["section"]
+            print("-- %s" % section, file=file)
+        print(line % (w[0], r["figure"], w[1], r["value"], w[2], r["budget"], r["verdict"]),
+              file=file)
+
+
+def md_table(rows):
+    out = ["| section | figure | value | budget | verdict |", "|---|---|---|---|---|"]
+    for r in rows:
+        out.append("| %s | %s | %s | %s | %s |" % (r["section"], r["figure"],
+                                                   r["value"].replace("|", "/"), r["budget"],
+                                                   r["verdict"]))
+    return "\n".join(out)
+
+
+def git_describe(src):
+    try:
+        return subprocess.run(["git", "-C", src, "describe", "--always", "--dirty"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def host_line(h):
+    if not h:
+        return platform.node()
+    return "%s, %s, %d CPUs, %.0f GiB, %s (%s)" % (
+        h.get("kernel", "?").split()[0], h.get("cpu_model", "?"), h.get("cpus", 0),
+        h.get("mem_total_bytes", 0) / (1 << 30), h.get("kvm_module", "?"), h.get("mmu", "?"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", help="the benchmarks' build directory")
+    ap.add_argument("--tools", help="bench/'s tools' build directory")
+    ap.add_argument("--history-from", metavar="RESULTS",
+                    help="only append RESULTS' entry to the history")
+    ap.add_argument("--src", required=True, help="the source tree")
+    ap.add_argument("--runs", type=int, default=5, help="runs per configuration (5)")
+    ap.add_argument("--quick", action="store_true", help="2 runs, no history entry")
+    ap.add_argument("--no-scale", action="store_true", help="skip the scale runs")
+    ap.add_argument("--no-history", action="store_true", help="do not append to docs/perf.md")
+    ap.add_argument("--out", help="results file (default SRC/bench/results.json)")
+    ap.add_argument("--perf-md", help="history file (default SRC/docs/perf.md)")
+    ap.add_argument("--label", default="", help="a note for the history entry")
+    args = ap.parse_args()
+    md_path = args.perf_md or os.path.join(args.src, "docs", "perf.md")
+    if args.history_from:
+        with open(args.history_from) as f:
+            append_history(md_path, json.load(f), args.label)
+        return 0
+    if not args.bin or not args.tools:
+        ap.error("--bin and --tools are required")
+    if args.quick:
+        args.runs = 2
+        args.no_history = True
+    if args.runs < 2:
+        ap.error("--runs: at least 2 (a CV needs two values)")
+    out_path = args.out or os.path.join(args.src, "bench", "results.json")
+    if os.geteuid() != 0:
+        log("not root: zap_latency's trace figures and hugetlb will be unavailable")
+
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+               "commit": git_describe(args.src), "host": None, "runs": args.runs,
+               "configs": {"suite": SUITE, "fidelity": FIDELITY, "startup": STARTUP_ARGS,
+                           "scale": {"dirty_log_perf": SCALE_DLP, "demand_paging": SCALE_DP,
+                                     "bigvm": BIGVM}},
+               "failures": [], "raw": {}}
+    with tempfile.TemporaryDirectory(prefix="kmp-bench.") as tmp:
+        results["load_before"] = os.getloadavg()
+        paired_runs(args, tmp, results)
+        startup_runs(args, tmp, results)
+        if not args.no_scale:
+            scale_runs(args, tmp, results)
+    results["load_after"] = os.getloadavg()
+    rows = build_rows(results)
+    results["rows"] = rows
+    results["runtime_s"] = time.monotonic() - T0
+    # Records are big: keep what the rows need, drop the full records.
+    for modes in results["raw"].get("suite", {}).values():
+        for runs in modes.values():
+            for r in runs:
+                rec = r.pop("record", None)
+                r["figures"] = headline_safe(rec)
+    with open(out_path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1, sort_keys=False)
+        f.write("\n")
+    os.replace(out_path + ".tmp", out_path)
+
+    print("make bench: %s, %s, %d runs per configuration; load average %.1f before, %.1f "
+          "after" % (results["commit"], host_line(results["host"]), args.runs,
+                     results["load_before"][0], results["load_after"][0]))
+    print_table(rows)
+    fails = [r for r in rows if r["verdict"] == "FAIL"]
+    print("%d figures, %d over budget; %d run failures; results in %s" % (
+        len(rows), len(fails), len(results["failures"]), out_path))
+    for f in results["failures"]:
+        print("  run failure: %s" % f)
+
+    if not args.no_history:
+        append_history(md_path, results, args.label)
+    return 1 if results["failures"] else 0
+
+
+def append_history(md_path, results, label):
+    entry = ["", "## %s, %s" % (results["date"], results["commit"]), "",
+             "Host: %s. %d runs per configuration; load average %.1f before, %.1f after; "
+             "make bench took %s.%s" % (
+                 host_line(results["host"]), results["runs"], results["load_before"][0],
+                 results["load_after"][0], fmt_s(results["runtime_s"]),
+                 (" " + label) if label else ""), "", md_table(results["rows"]), ""]
+    with open(md_path, "a") as f:
+        f.write("\n".join(entry))
+    print("history: appended to %s" % md_path)
+
+
+def headline_safe(rec):
+    if not rec or rec.get("status") != "pass":
+        return None
+    try:
+        return headline(rec["tool"], rec)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
