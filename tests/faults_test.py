@@ -150,7 +150,13 @@ def foreign_benchmarks():
 def check_host(baseline, what, problems):
     """Compare with the baseline; put back what our processes left behind."""
     now = host_state()
-    changed = state_diff(baseline, now)
+    # Leftovers are what matters: a tracefs mount or instance that went away
+    # meanwhile belonged to another run that ended (ours are private, per run).
+    base = dict(baseline)
+    for key in ("tracefs mounts", "tracefs kmp-* instances"):
+        if isinstance(base.get(key), list) and isinstance(now.get(key), list):
+            base[key] = [x for x in base[key] if x in now[key]]
+    changed = state_diff(base, now)
     if not changed:
         return
     others = foreign_benchmarks()
