@@ -4,6 +4,7 @@
  * and helpers for the body.  The layout is docs/results-schema.json.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "host_desc.h"
 #include "json.h"
 #include "kmp_version.h"
+#include "interrupt.h"
 #include "record.h"
 #include "stats.h"
 #include "test_util.h"
@@ -26,12 +28,28 @@ static void utc_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/*
+ * Record files are written under this lock.  An interrupt takes it for good
+ * once its own "interrupted" record is out, so no write is cut short.
+ */
+static pthread_mutex_t record_write_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void record_quiesce(void)
+{
+	pthread_mutex_lock(&record_write_lock);
+}
+
 void record_begin(struct json *j, const char *tool, int argc, char **argv,
 		  const struct host_desc *host)
 {
+	static bool quiesce_registered;
 	char now[32];
 	int i;
 
+	if (!quiesce_registered) {
+		interrupt_on_stop(record_quiesce);
+		quiesce_registered = true;
+	}
 	TEST_ASSERT(host, "record_begin() needs the host description");
 	if (!tool && argc > 0 && argv[0]) {
 		const char *slash = strrchr(argv[0], '/');
@@ -114,9 +132,12 @@ int record_end(struct json *j, const char *status, const char *reason, const cha
 	json_string(j, "finished_at", now);
 	json_close_all(j);
 
-	if (path)
+	if (path) {
+		/* Never two writers at once, nor one cut short by an interrupt (a temp file). */
+		pthread_mutex_lock(&record_write_lock);
 		ret = json_write_file(j, path);
-	else
+		pthread_mutex_unlock(&record_write_lock);
+	} else
 		ret = j->oom ? -ENOMEM : 0;
 	if (ret)
 		fprintf(stderr, "%s: cannot write JSON record %s: %s\n",
