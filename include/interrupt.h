@@ -16,9 +16,9 @@
 void interrupt_init(void (*hook)(int sig));
 
 /*
- * Something the interrupt thread must do before the host is put back, e.g.
- * wait for a tracefs read to finish so its instance can be removed.  Up to
- * four; called in registration order.
+ * Something the interrupt thread must do before its hook runs and the host
+ * is put back, e.g. wait for a tracefs read or a record write to finish and
+ * keep others from starting one.  Up to four; called in registration order.
  */
 void interrupt_on_stop(void (*fn)(void));
 

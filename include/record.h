@@ -79,4 +79,10 @@ int record_end(struct json *j, const char *status, const char *reason, const cha
  */
 void record_path_check_opt(const char *opt, const char *path);
 
+/*
+ * For the interrupt thread (interrupt_init registers it): wait for a record
+ * being written, then keep every other thread from writing one.
+ */
+void record_quiesce(void);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "host_state.h"
 #include "interrupt.h"
+#include "record.h"
 #include "test_util.h"
 
 static void (*interrupt_hook)(int sig);
@@ -25,11 +26,12 @@ static void *interrupt_thread(void *arg)
 
 	while (sigwait(&interrupt_set, &sig))
 		;
+	/* Others stop touching records and traces first; then the hook writes. */
+	for (int i = 0; i < nr_on_stop; i++)
+		on_stop[i]();
 	if (interrupt_hook)
 		interrupt_hook(sig);
 	fflush(stdout);
-	for (int i = 0; i < nr_on_stop; i++)
-		on_stop[i]();
 	host_state_restore();
 	/* Die of the signal itself, so the exit status says so. */
 	signal(sig, SIG_DFL);
@@ -44,6 +46,7 @@ void interrupt_init(void (*hook)(int sig))
 	int ret;
 
 	interrupt_hook = hook;
+	interrupt_on_stop(record_quiesce);	/* the hook writes the last record */
 	sigemptyset(&interrupt_set);
 	sigaddset(&interrupt_set, SIGINT);
 	sigaddset(&interrupt_set, SIGTERM);
