@@ -20,6 +20,21 @@ ifeq ($(filter $(ARCH),$(SUPPORTED_ARCHS)),)
 $(error ARCH=$(ARCH) is not supported; use one of: $(SUPPORTED_ARCHS))
 endif
 
+# Cross builds: Debian's cross toolchain and a private sysroot of the
+# target's libaio, hwloc and jansson (scripts/cross-sysroot.sh).
+DEB_ARCH_x86_64 := amd64
+DEB_ARCH_arm64 := arm64
+DEB_ARCH_powerpc := ppc64el
+TRIPLET_x86_64 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+TRIPLET_powerpc := powerpc64le-linux-gnu
+DEB_ARCH := $(DEB_ARCH_$(ARCH))
+TRIPLET := $(TRIPLET_$(ARCH))
+CROSS := $(if $(filter $(ARCH),$(patsubst aarch64,arm64,$(patsubst ppc64le,powerpc,$(HOST_ARCH)))),,1)
+ifeq ($(CROSS),1)
+CROSS_COMPILE ?= $(TRIPLET)-
+endif
+
 ifeq ($(origin CC),default)
 CC := $(CROSS_COMPILE)gcc
 endif
@@ -62,9 +77,11 @@ HOST_CFLAGS := $(BASE_CFLAGS) -pthread
 GUEST_CFLAGS := $(BASE_CFLAGS) -ffreestanding -fno-stack-protector -fno-builtin \
 	-fno-tree-loop-distribute-patterns -fcf-protection=none -fno-sanitize=all \
 	-fno-asynchronous-unwind-tables -fno-jump-tables
-ifeq ($(ARCH),x86_64)
-GUEST_CFLAGS += -mno-red-zone -mgeneral-regs-only
-endif
+# Guests never enable FP/SIMD: keep the compiler off those registers.
+GUEST_ARCH_CFLAGS_x86_64 := -mno-red-zone -mgeneral-regs-only
+GUEST_ARCH_CFLAGS_arm64 := -mgeneral-regs-only -mbranch-protection=none
+GUEST_ARCH_CFLAGS_powerpc := -mno-altivec -mno-vsx
+GUEST_CFLAGS += $(GUEST_ARCH_CFLAGS_$(ARCH))
 ifneq ($(findstring clang,$(CC)),)
 GUEST_CFLAGS := $(filter-out -fno-tree-loop-distribute-patterns,$(GUEST_CFLAGS))
 endif
@@ -73,6 +90,11 @@ HOST_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
 LDFLAGS += -no-pie -pthread $(SAN_LDFLAGS)
+ifeq ($(CROSS),1)
+SYSROOT := $(OUTPUT)/sysroot
+CPPFLAGS += -I$(SYSROOT)/usr/include -I$(SYSROOT)/usr/include/$(TRIPLET)
+LDFLAGS += -L$(SYSROOT)/usr/lib/$(TRIPLET) -Wl,-rpath-link,$(SYSROOT)/usr/lib/$(TRIPLET)
+endif
 LDLIBS := -lhwloc -laio -lm
 
 # ---- sources ---------------------------------------------------------------
@@ -113,19 +135,24 @@ all: $(ALL_BINS) $(SCRIPT_BINS)
 
 # ---- dependencies and the kselftest harness --------------------------------
 DEPS_STAMP := $(OUTPUT)/.deps-ok
+# Cross builds need the cross toolchain; their libraries come from the sysroot.
+CROSS_DEPS := $(if $(filter 1,$(CROSS)),--cross $(DEB_ARCH) $(TRIPLET))
 $(DEPS_STAMP):
 	$(Q)mkdir -p $(OUTPUT)
-	$(Q)if ! out=$$($(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)"); then \
+	$(Q)if ! out=$$($(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)" $(CROSS_DEPS)); then \
 		echo "  DEPS    $$out"; \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			$(SRC)/scripts/install-deps.sh || exit 1; \
+			$(SRC)/scripts/install-deps.sh $(CROSS_DEPS) || exit 1; \
 		else \
 			echo "Missing build dependencies. Install them with:" >&2; \
-			echo "  sudo sh -c '$$($(SRC)/scripts/install-deps.sh --print)'" >&2; \
+			echo "  sudo sh -c '$$($(SRC)/scripts/install-deps.sh --print $(CROSS_DEPS))'" >&2; \
 			exit 1; \
 		fi; \
-		$(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)" || exit 1; \
+		$(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)" $(CROSS_DEPS) || exit 1; \
 	fi
+ifeq ($(CROSS),1)
+	$(Q)$(SRC)/scripts/cross-sysroot.sh $(DEB_ARCH) $(SYSROOT)
+endif
 	$(Q)touch $@
 deps: $(DEPS_STAMP)
 

@@ -1,13 +1,20 @@
 #!/bin/sh
 # Install everything kvm-mmu-perf needs to build and test, with apt, as root.
-# Usage: scripts/install-deps.sh [--print]   (--print only shows the command)
+# Usage: scripts/install-deps.sh [--print] [--cross DEB_ARCH TRIPLET]
+#   --print only shows the command; --cross adds Debian's cross toolchain
+#   for DEB_ARCH (arm64, ppc64el).
 set -e
 PKGS="build-essential clang libaio-dev libhwloc-dev libjansson-dev linux-libc-dev \
 linux-source-6.12 xz-utils perl python3 python3-jsonschema gnuplot-nox \
 libclang-rt-14-dev cppcheck shellcheck"
+PRINT=
+[ "$1" = "--print" ] && PRINT=1 && shift
+if [ "$1" = "--cross" ]; then
+	PKGS="$PKGS gcc-$3 libc6-dev-$2-cross"
+fi
 CMD="apt-get install -y --no-install-recommends $PKGS"
 
-if [ "$1" = "--print" ]; then
+if [ -n "$PRINT" ]; then
 	echo "apt-get update && $CMD"
 	exit 0
 fi

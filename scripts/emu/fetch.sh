@@ -1,0 +1,52 @@
+#!/bin/bash
+# Download and unpack what an emulated KVM host needs: Debian's kernel for
+# the target arch and busybox-static.  Cached in CACHE; a failed download
+# fails loudly, naming the package, and never leaves a half-filled cache.
+# Usage: scripts/emu/fetch.sh ARCH CACHE   (ARCH: arm64 or powerpc)
+# Prints nothing on success but progress; the caller reads CACHE/root.
+set -euo pipefail
+arch=$1 cache=$2
+case "$arch" in
+arm64) deb_arch=arm64 meta=linux-image-arm64 ;;
+powerpc) deb_arch=ppc64el meta=linux-image-powerpc64le ;;
+*) echo "emu/fetch.sh: unsupported ARCH '$arch' (arm64 or powerpc)" >&2; exit 2 ;;
+esac
+[ -f "$cache/.complete" ] && exit 0
+
+fail() {
+	echo "################################################################" >&2
+	echo "## emulated $arch host: FAILED to fetch Debian package $1" >&2
+	echo "## ($2)" >&2
+	echo "################################################################" >&2
+	exit 1
+}
+
+if ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
+	[ "$(id -u)" = 0 ] || fail "$meta:$deb_arch" "needs root for dpkg --add-architecture $deb_arch"
+	dpkg --add-architecture "$deb_arch"
+	apt-get update -q >/dev/null 2>&1 || true	# a foreign index mid-sync is not fatal
+fi
+# The meta package names the current kernel image package.
+image=$(apt-cache depends "$meta:$deb_arch" 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1)
+if [ -z "$image" ]; then
+	apt-get update -q >/dev/null 2>&1 || true
+	image=$(apt-cache depends "$meta:$deb_arch" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1)
+fi
+[ -n "$image" ] || fail "$meta:$deb_arch" "apt-cache names no kernel image for it"
+
+rm -rf "$cache"
+mkdir -p "$cache/debs" "$cache/root"
+for pkg in "$image:$deb_arch" "busybox-static:$deb_arch"; do
+	echo "  FETCH   $pkg"
+	# _apt cannot write into root-owned build directories; that warning is harmless.
+	(cd "$cache/debs" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
+		fail "$pkg" "apt-get download failed; check the network and apt sources"
+done
+for d in "$cache"/debs/*.deb; do
+	dpkg-deb -x "$d" "$cache/root"
+done
+rm -rf "$cache/debs"
+echo "$image" > "$cache/kernel-package"
+touch "$cache/.complete"
