@@ -5,6 +5,9 @@
 #   make run_tests       build, then run every benchmark through kselftest's runner
 #   make install INSTALL_PATH=DIR   a run_kselftest.sh layout in DIR
 #   make clean
+#   make ARCH=arm64|powerpc [CROSS_COMPILE=...]   cross build (Debian cross gcc)
+#   make check-arm64 / check-ppc64   run the arm64 / POWER sets inside an
+#                        emulated KVM host (QEMU; packages fetched on first use)
 #
 # Variables: ARCH (x86_64, arm64, powerpc), CROSS_COMPILE, CC, OUTPUT, KSFT_DIR,
 # V=1 (show commands), WERROR=0 (warnings are not errors), SANITIZE=1 (host
@@ -260,6 +263,22 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
+# ---- emulated hosts (scripts/emu) -------------------------------------------
+# make check-arm64 / check-ppc64: cross-build, then boot Debian's arm64 or
+# ppc64el kernel under QEMU (software emulation) as a real KVM host and run
+# configs/emu-<arch>.list inside it (KTAP from the console).  Kernel and
+# busybox packages are downloaded once into build/<arch>/emu/.
+# EMU_TIMEOUT bounds each boot (seconds).
+EMU_TIMEOUT ?= 1800
+.PHONY: check-arm64 check-ppc64
+check-arm64 check-ppc64: check-%:
+	$(Q)$(MAKE) --no-print-directory ARCH=$(EMU_ARCH_$*) CC=$(TRIPLET_$(EMU_ARCH_$*))-gcc \
+		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
+	$(Q)$(SRC)/scripts/emu/check.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
+		$(SRC)/configs/emu-$*.list $(EMU_TIMEOUT)
+EMU_ARCH_arm64 := arm64
+EMU_ARCH_ppc64 := powerpc
+
 # ---- fuzz (libFuzzer) --------------------------------------------------------
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="fuzz_config ..."]: build
 # tests/fuzz/fuzz_*.c with clang -fsanitize=fuzzer,address,undefined (host code
@@ -353,7 +372,7 @@ LINT_CPPCHECK_DEF_powerpc := -D__powerpc64__
 LINT_C := $(patsubst $(SRC)/%,%,$(wildcard $(SRC)/lib/*.c $(SRC)/lib/$(ARCH)/*.c \
 	$(foreach b,$(BENCHES),$(SRC)/$(b)/*.c $(SRC)/$(b)/$(ARCH)/*.c) \
 	$(SRC)/tools/*.c $(SRC)/tests/fuzz/*.c))
-LINT_SH := $(patsubst $(SRC)/%,%,$(SRC)/run.sh $(SRC)/.ci/run $(wildcard $(SRC)/scripts/*.sh \
+LINT_SH := $(patsubst $(SRC)/%,%,$(SRC)/run.sh $(SRC)/.ci/run $(wildcard $(SRC)/scripts/*.sh $(SRC)/scripts/emu/*.sh \
 	$(SRC)/tests/*.sh $(SRC)/tests/fuzz/*.sh))
 CPPCHECK_FLAGS := -q --enable=warning,performance,portability --platform=unix64 \
 	--inline-suppr --suppressions-list=.cppcheck-suppressions --error-exitcode=1 \

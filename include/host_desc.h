@@ -18,6 +18,7 @@ struct host_desc {
 	uint64_t mem_total_bytes;
 	char kvm_module[32];		/* kvm_intel, kvm_amd, kvm_pvm, ... ("none" if not found) */
 	char mmu[64];			/* "tdp_mmu", "legacy tdp", "shadow paging", "stage-2", ... */
+	char emulated[192];		/* how the host itself is emulated (QEMU TCG), or "" */
 	int nr_params;
 	struct {
 		char name[64];		/* "kvm.tdp_mmu", "kvm_intel.ept" */

@@ -51,7 +51,8 @@ static char *skip_spaces(char *s)
  * often has none of them, so hwloc's model string is the fallback.
  * *mmu_line gets powerpc's "MMU" field ("Radix" or "Hash"), if any.
  */
-static void read_cpu_model(struct host_desc *d, char *mmu_line, size_t mmu_size)
+static void read_cpu_model(struct host_desc *d, char *mmu_line, size_t mmu_size,
+			   bool *impl_zero)
 {
 	static const char *const keys[] = { "model name", "cpu", "Processor" };
 	int best = ARRAY_SIZE(keys);
@@ -75,6 +76,8 @@ static void read_cpu_model(struct host_desc *d, char *mmu_line, size_t mmu_size)
 
 		if (!strcmp(line, "MMU") && !mmu_line[0])
 			copy_line(mmu_line, mmu_size, val);
+		if (!strcmp(line, "CPU implementer") && strtoul(val, NULL, 0) == 0)
+			*impl_zero = true;
 		for (i = 0; i < best; i++) {
 			if (!strcmp(line, keys[i]) && *val != '\n') {
 				copy_line(d->cpu_model, sizeof(d->cpu_model), val);
@@ -198,8 +201,38 @@ static void classify_mmu(struct host_desc *d, const char *machine, const char *p
 		snprintf(d->mmu, sizeof(d->mmu), "legacy tdp");
 }
 
+/*
+ * A KVM host that QEMU emulates in software: its timings are not bare-metal
+ * figures.  scripts/emu/boot.sh says so through KMP_EMULATED_HOST; without
+ * it, QEMU's powernv machines (never hardware-accelerated) and CPUs with
+ * the software-reserved implementer code 0x00 (QEMU's "-cpu max") tell.
+ */
+static void detect_emulation(struct host_desc *d, bool cpu_impl_zero)
+{
+	const char *env = getenv("KMP_EMULATED_HOST");
+	char compat[256] = "";
+	ssize_t len;
+	int fd;
+
+	if (env && *env) {
+		snprintf(d->emulated, sizeof(d->emulated), "%s", env);
+		return;
+	}
+	fd = open("/proc/device-tree/compatible", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		len = read(fd, compat, sizeof(compat) - 1);
+		close(fd);
+		/* A list of NUL-separated strings: the first one names the machine. */
+		if (len > 0 && !strncmp(compat, "qemu,powernv", 12))
+			snprintf(d->emulated, sizeof(d->emulated), "QEMU %s machine", compat);
+	}
+	if (!d->emulated[0] && cpu_impl_zero)
+		snprintf(d->emulated, sizeof(d->emulated), "QEMU (CPU implementer 0x00)");
+}
+
 void host_desc_read(struct host_desc *d)
 {
+	bool impl_zero = false;
 	char ppc_mmu[32];
 	struct utsname u;
 	size_t i;
@@ -209,7 +242,8 @@ void host_desc_read(struct host_desc *d)
 		snprintf(d->kernel, sizeof(d->kernel), "%s %s", u.release, u.version);
 		snprintf(d->machine, sizeof(d->machine), "%.31s", u.machine);
 	}
-	read_cpu_model(d, ppc_mmu, sizeof(ppc_mmu));
+	read_cpu_model(d, ppc_mmu, sizeof(ppc_mmu), &impl_zero);
+	detect_emulation(d, impl_zero);
 	d->cpus = topology_nr_cpus();
 	d->cores = topology_nr_cores();
 	d->numa_nodes = topology_nr_numa_nodes();
@@ -271,6 +305,9 @@ void host_desc_print(const struct host_desc *d)
 		ksft_print_msg("KVM: %s, MMU: %s (%s)\n", d->kvm_module, d->mmu, params);
 	else
 		ksft_print_msg("KVM: %s, MMU: %s\n", d->kvm_module, d->mmu);
+	if (d->emulated[0])
+		ksft_print_msg("EMULATED host (%s): timings are not bare-metal figures\n",
+			       d->emulated);
 }
 
 void host_desc_json(const struct host_desc *d, struct json *j)
@@ -287,6 +324,7 @@ void host_desc_json(const struct host_desc *d, struct json *j)
 	json_u64(j, "mem_total_bytes", d->mem_total_bytes);
 	json_string(j, "kvm_module", d->kvm_module);
 	json_string(j, "mmu", d->mmu);
+	json_string(j, "emulated", d->emulated[0] ? d->emulated : NULL);
 	json_object_begin(j, "kvm_params");
 	for (i = 0; i < d->nr_params; i++)
 		json_string(j, d->params[i].name, d->params[i].value);

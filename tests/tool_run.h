@@ -79,11 +79,21 @@ static inline void tool_run_free(struct tool_run *r)
 }
 
 /* The record validates against docs/results-schema.json (0 when it does). */
+/*
+ * Validate the record against docs/results-schema.json.  Inside an emulated
+ * host (scripts/emu) there is no Python: the record is kept in
+ * $KMP_RECORD_DEFER_DIR instead, and the host validates it after the boot.
+ */
 static inline int tool_schema_check(const struct tool_run *r)
 {
+	const char *defer = getenv("KMP_RECORD_DEFER_DIR");
 	char cmd[PATH_MAX + 256];
 
-	snprintf(cmd, sizeof(cmd), "%s/scripts/check-record.py %s >&2", KMP_SRC_DIR, r->json);
+	if (defer && *defer)
+		snprintf(cmd, sizeof(cmd), "cp %s %s/ >&2", r->json, defer);
+	else
+		snprintf(cmd, sizeof(cmd), "%s/scripts/check-record.py %s >&2", KMP_SRC_DIR,
+			 r->json);
 	return system(cmd);
 }
 

@@ -1,0 +1,84 @@
+#!/bin/bash
+# make check-arm64 / check-ppc64: run a list of test commands inside an
+# emulated KVM host (boot.sh) and judge them like `make check` does: KTAP
+# from the console, counted by ktap-count.sh (any failure, missing result or,
+# with KVM required, any skip fails), and every JSON record the tests wrote
+# validated against docs/results-schema.json here on the build host.
+# Usage: scripts/emu/check.sh ARCH BIN_DIR LIST [TIMEOUT_SECONDS]
+# LIST: one command per line ("smoke_zap_latency -t trigger_delete"); # comments.
+set -euo pipefail
+arch=$1 bindir=$2 list=$3 timeout_s=${4:-1200}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-emu-check.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mapfile -t cmds < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$list" | grep -v '^$')
+[ "${#cmds[@]}" -gt 0 ] || { echo "emu/check.sh: $list lists no tests" >&2; exit 2; }
+
+# The listed binaries and the benchmarks they drive.
+mkdir -p "$work/bin"
+for c in "${cmds[@]}" dirty_log_perf demand_paging zap_latency tlbie_bench; do
+	b=${c%% *}
+	[ -e "$work/bin/$b" ] && continue
+	if [ ! -x "$bindir/$b" ]; then
+		echo "emu/check.sh: $bindir/$b is missing: build with make ARCH=$arch first" >&2
+		exit 2
+	fi
+	cp "$bindir/$b" "$work/bin/"
+done
+
+# The runner inside the host: busybox sh, so no kselftest runner.sh; its
+# lines follow runner.sh's ("ok N selftests: COLLECTION: NAME").
+{
+	echo 'mkdir -p /tmp/records; export KMP_RECORD_DEFER_DIR=/tmp/records'
+	echo 'echo "TAP version 13"'
+	echo "echo 1..${#cmds[@]}"
+	n=0
+	for c in "${cmds[@]}"; do
+		n=$((n + 1))
+		name=${c// /_}
+		cat <<RUN
+echo "# selftests: kvm-mmu-perf: $c"
+{ ./$c 2>&1; echo \$? > /tmp/rc; } | sed 's/^/# /'
+rc=\$(cat /tmp/rc)
+if [ "\$rc" = 0 ]; then echo "ok $n selftests: kvm-mmu-perf: $name"
+elif [ "\$rc" = 4 ]; then echo "ok $n selftests: kvm-mmu-perf: $name # SKIP"
+else echo "not ok $n selftests: kvm-mmu-perf: $name # exit=\$rc"; fi
+RUN
+	done
+	# Records go out through the console, between markers.
+	# shellcheck disable=SC2016
+	echo 'for f in /tmp/records/*; do [ -f "$f" ] || continue; echo "KMP-RECORD-BEGIN ${f##*/}"; cat "$f"; echo; echo "KMP-RECORD-END"; done'
+} > "$work/script.sh"
+
+log=$work/console.log
+set +e
+KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" "$arch" "$work/bin" "$work/script.sh" "$timeout_s"
+boot_rc=$?
+set -e
+
+mkdir -p "$work/records"
+awk -v dir="$work/records" '
+	/^KMP-RECORD-BEGIN / { f = dir "/" $2 ".json"; next }
+	/^KMP-RECORD-END$/ { close(f); f = ""; next }
+	f != "" { print > f }' "$log"
+bad=0 nrec=0
+for r in "$work"/records/*.json; do
+	[ -f "$r" ] || continue
+	nrec=$((nrec + 1))
+	if ! "$src/scripts/check-record.py" "$r" >&2; then
+		echo "# record $(basename "$r") does not match docs/results-schema.json" >&2
+		bad=$((bad + 1))
+	fi
+done
+echo "# $nrec JSON records from the emulated host validated, $bad invalid"
+
+rc=0
+# The emulated host always has KVM: a skip there means a test did not run.
+KMP_REQUIRE_KVM=1 "$src/scripts/ktap-count.sh" "$log" "${#cmds[@]}" || rc=1
+[ "$bad" -eq 0 ] || rc=1
+if [ "$boot_rc" -ne 0 ]; then
+	echo "# the emulated $arch host's run failed (exit $boot_rc)" >&2
+	rc=1
+fi
+exit $rc
