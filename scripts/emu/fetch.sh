@@ -4,6 +4,7 @@
 # fails loudly, naming the package, and never leaves a half-filled cache.
 # Usage: scripts/emu/fetch.sh ARCH CACHE   (ARCH: arm64 or powerpc)
 # Prints nothing on success but progress; the caller reads CACHE/root.
+# KMP_EMU_KERNEL_PKG names a kernel image package instead of the current one.
 set -euo pipefail
 arch=$1 cache=$2
 case "$arch" in
@@ -35,6 +36,7 @@ if [ -z "$image" ]; then
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1)
 fi
 [ -n "$image" ] || fail "$meta:$deb_arch" "apt-cache names no kernel image for it"
+image=${KMP_EMU_KERNEL_PKG:-$image}
 
 rm -rf "$cache"
 mkdir -p "$cache/debs" "$cache/root"
