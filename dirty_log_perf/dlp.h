@@ -19,6 +19,8 @@ struct dlp_opts {
 	uint64_t clear_chunk;		/* -k, bytes; 0: whole slot */
 	uint64_t clear_delay_ms;	/* -l */
 	uint32_t ring_entries;		/* --ring; 0: bitmap log */
+	bool eager_split;		/* --eager-split given */
+	uint64_t eager_split_chunk;	/* ...its chunk size, bytes (0: splitting off) */
 	bool verify;			/* --verify */
 	bool print_stats;		/* --stats */
 	const char *json_path;		/* --json */

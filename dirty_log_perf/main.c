@@ -67,6 +67,10 @@ static void print_params(const struct dlp *d)
 					       "on, initially set" : "on") : "off",
 			       o->clear_chunk ? size_format(o->clear_chunk, size, sizeof(size)) :
 			       "whole slot", (unsigned long)o->clear_delay_ms);
+	if (o->eager_split)
+		ksft_print_msg("eager split: %s chunks (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE)\n",
+			       o->eager_split_chunk ? size_format(o->eager_split_chunk, size,
+								  sizeof(size)) : "off, 0");
 }
 
 /*
@@ -156,6 +160,12 @@ static void run_iteration(struct dlp *d, uint64_t i)
 		memstress_set_iteration(d->ms, i + 1);
 }
 
+/* vm_create_hook: the chunk size must be set while the VM has no memslot. */
+static void enable_eager_split(struct kvm_vm *vm)
+{
+	vm_enable_cap(vm, KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE, dlp.o.eager_split_chunk);
+}
+
 static void run(struct dlp *d)
 {
 	struct memstress_guest_args *ga;
@@ -168,7 +178,10 @@ static void run(struct dlp *d)
 		d->manual_caps = kvm_check_cap(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) &
 				 (KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE | KVM_DIRTY_LOG_INITIALLY_SET);
 	collect_params_hook(d);
+	if (d->o.eager_split)
+		vm_create_hook = enable_eager_split;
 	d->ms = memstress_create(&d->o.ms);
+	vm_create_hook = NULL;
 	d->ms->priv = d;
 	ga = d->ms->gargs;
 	if (d->manual_caps)

@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "dlp.h"
 #include "dirty_log.h"
@@ -21,7 +22,8 @@ static void __attribute__((noreturn)) help(const char *name)
 	printf("usage: %s [-h] [-a] [-i iterations] [-g] [-e] [-m mode] [-n]\n"
 	       "       [-b vcpu bytes] [-v vcpus] [-o] [-r seed] [-s mem type] [-x memslots]\n"
 	       "       [-w percentage] [-c cpus] [-k chunk] [-l ms] [-j]\n"
-	       "       [--ring entries] [--verify] [--stats] [--json file]\n\n", name);
+	       "       [--ring entries] [--eager-split size] [--verify] [--stats]\n"
+	       "       [--json file]\n\n", name);
 	printf(" -a: access memory randomly rather than in order\n"
 	       " -i: iterations of dirty/get/clear, at least 2 (default: %d)\n"
 	       " -g: do not enable KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2: KVM_GET_DIRTY_LOG\n"
@@ -47,6 +49,9 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -j: nonstop: vCPUs keep dirtying memory while the log is fetched and cleared\n"
 	       " --ring N: collect dirty pages through a per-vCPU dirty ring of N entries\n"
 	       "     (KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]) instead of the bitmap\n"
+	       " --eager-split SIZE: arm64: split huge pages eagerly, SIZE bytes per\n"
+	       "     chunk, when logging is enabled and cleared\n"
+	       "     (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE; 0: off; default: the kernel's, off)\n"
 	       " --verify: check every page the guest wrote is in that iteration's log\n"
 	       " --stats: print the KVM stat deltas of each phase\n"
 	       " --json FILE: write the result record to FILE\n",
@@ -58,10 +63,11 @@ static void __attribute__((noreturn)) help(const char *name)
 	exit(0);
 }
 
-enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_JSON };
+enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_JSON, OPT_EAGER_SPLIT };
 
 static const struct option long_opts[] = {
 	{ "ring", required_argument, NULL, OPT_RING },
+	{ "eager-split", required_argument, NULL, OPT_EAGER_SPLIT },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "json", required_argument, NULL, OPT_JSON },
@@ -69,10 +75,31 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+/*
+ * The chunk size must be 0 or a block size of the host's stage 2; the cap
+ * that lists those (KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES) came with eager
+ * splitting, so it also says whether there is eager splitting at all.
+ */
+static void eager_split_check(const struct dlp_opts *o, const char *text)
+{
+	uint64_t sizes = (uint32_t)kvm_check_cap(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
+
+	if (!sizes)
+		test_skip("--eager-split: this host does not offer KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE "
+			  "(arm64, Linux 6.5 and later)");
+	if (o->eager_split_chunk &&
+	    ((o->eager_split_chunk & (o->eager_split_chunk - 1)) ||
+	     !(sizes & o->eager_split_chunk)))
+		usage_error("--eager-split '%s': must be 0 or a stage-2 block size of this host "
+			    "(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES mask 0x%lx)", text,
+			    (unsigned long)sizes);
+}
+
 void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 {
 	const char *cpu_list = NULL;
 	const char *chunk_text = NULL;
+	const char *split_text = NULL;
 	int opt;
 
 	memstress_params_init(&o->ms);
@@ -110,8 +137,8 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			o->clear_delay_ms = parse_u64_opt("-l", optarg, 0, 3600 * 1000);
 			break;
 		case 'n':
-			test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's %s guest "
-				  "library", "x86_64");
+			test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's guest "
+				  "library");
 		case 'r':
 			o->ms.random_seed = parse_u64_opt("-r", optarg, 0, UINT32_MAX);
 			break;
@@ -123,6 +150,11 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			break;
 		case OPT_RING:
 			o->ring_entries = parse_u64_opt("--ring", optarg, 1, 1U << 30);
+			break;
+		case OPT_EAGER_SPLIT:
+			o->eager_split = true;
+			o->eager_split_chunk = parse_size_opt("--eager-split", optarg);
+			split_text = optarg;
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
@@ -160,6 +192,8 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			usage_error("--ring '%u': must be a power of two between %u and %u entries",
 				    o->ring_entries, min, max);
 	}
+	if (split_text)
+		eager_split_check(o, split_text);
 	if (o->ring_entries && (chunk_text || o->clear_delay_ms))
 		usage_error("-k/-l: chunked clearing applies to the bitmap log, not --ring");
 	if (o->ring_entries && !o->manual_protect)
@@ -167,4 +201,9 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 	if (cpu_list)
 		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	memstress_params_check(&o->ms);
+	/* KVM's dirty log has a bit per host page; this tool counts 4K guest pages. */
+	if (getpagesize() != SZ_4K)
+		test_skip("this host's pages are %dK: KVM's dirty log has one bit per host page, "
+			  "and dirty_log_perf counts and verifies 4K guest pages (64K-page hosts, "
+			  "e.g. powerpc, are not supported yet)", getpagesize() >> 10);
 }

@@ -102,6 +102,8 @@ static void write_params(struct json *j, const struct dlp *d)
 	json_u64(j, "clear_delay_ms", o->clear_delay_ms);
 	json_string(j, "log", o->ring_entries ? "dirty_ring" : "bitmap");
 	json_u64(j, "ring_entries", o->ring_entries);
+	if (o->eager_split)
+		json_u64(j, "eager_split_chunk_bytes", o->eager_split_chunk);
 	json_bool(j, "verify", o->verify);
 	json_array_begin(j, "cpus");
 	for (int i = 0; i < o->ms.nr_cpus; i++)

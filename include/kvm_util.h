@@ -21,8 +21,14 @@
 
 /* Guest memory slot 0 holds the test binary, page tables, stacks, GDT... */
 #define SYS_SLOT 0
-/* Guest virtual addresses handed out by vm_vaddr_alloc() start here. */
+/* Guest virtual addresses handed out by vm_vaddr_alloc() start here (arch may move it). */
+#ifndef SYS_VADDR_BASE
 #define SYS_VADDR_BASE 0x10000000ULL
+#endif
+/* KVM_CREATE_VM's machine type: <arch>/processor.h may set one (powerpc: KVM_VM_PPC_HV). */
+#ifndef ARCH_VM_TYPE
+#define ARCH_VM_TYPE 0
+#endif
 #define VCPU_STACK_SIZE (32 * 1024)
 /* Slot 0 room per vCPU for vm_vaddr_alloc()ed per-vCPU data. */
 #define VCPU_DATA_SIZE (1024 * 1024)
@@ -94,6 +100,12 @@ void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
  * and the arch's paging/descriptor setup done.  No vCPUs yet.
  */
 struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages);
+/*
+ * Called by vm_create() right after KVM_CREATE_VM, before slot 0 exists:
+ * for VM capabilities KVM only accepts while no memslot exists (e.g.
+ * KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE).  NULL: nothing to do.
+ */
+extern void (*vm_create_hook)(struct kvm_vm *vm);
 void vm_free(struct kvm_vm *vm);
 
 /* Add a vCPU that starts at guest_code(args set by vcpu_args_set) on its own stack. */
@@ -196,5 +208,7 @@ uint64_t arch_page_table_pages(uint64_t pages);
 uint64_t arch_guest_clock_hz(struct kvm_vcpu *vcpu);
 /* Lowest gpa for test memory, above slot 0 (a per-arch constant: vm may be NULL). */
 uint64_t arch_test_mem_gpa(struct kvm_vm *vm);
+/* Free what the arch set up outside guest memory (a weak no-op by default). */
+void arch_vm_free(struct kvm_vm *vm);
 
 #endif

@@ -51,7 +51,7 @@ uint32_t dirty_ring_enable(struct kvm_vm *vm, uint32_t entries)
 
 	if (!cap)
 		test_skip("KVM_CAP_DIRTY_LOG_RING is not offered by this kernel "
-			  "(x86_64 and arm64 have it since 5.11 and 6.1)");
+			  "(x86_64 has it since 5.11, arm64 since 6.2)");
 	TEST_ASSERT(!vm->nr_vcpus, "dirty_ring_enable() after %u vCPUs were created: "
 		    "KVM only sizes the ring before the first vCPU", vm->nr_vcpus);
 	max = dirty_ring_max_entries(vm);

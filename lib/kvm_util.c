@@ -237,6 +237,8 @@ uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size)
 
 /* ---- VM ---- */
 
+void (*vm_create_hook)(struct kvm_vm *vm);
+
 struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
 {
 	struct kvm_vm *vm = calloc(1, sizeof(*vm));
@@ -251,11 +253,13 @@ struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
 	TEST_ASSERT(nr_vcpus <= vm->max_vcpus && nr_vcpus <= KMP_MAX_VCPUS,
 		    "%u vCPUs requested; KVM allows %u", nr_vcpus, vm->max_vcpus);
 
-	ret = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	ret = ioctl(vm->kvm_fd, KVM_CREATE_VM, ARCH_VM_TYPE);
 	TEST_ASSERT(ret >= 0, "KVM_CREATE_VM failed: %s%s", strerror(errno),
 		    errno == ENOMEM ? "; the host is out of memory" :
 		    errno == EBUSY ? "; another hypervisor owns virtualization" : "");
 	vm->fd = ret;
+	if (vm_create_hook)
+		vm_create_hook(vm);
 
 	/*
 	 * Slot 0: 64 MiB for the binary and descriptors, page tables for the
@@ -265,6 +269,8 @@ struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
 	 */
 	sys_pages = (64ULL << 20) / vm->page_size + arch_page_table_pages(extra_pages) +
 		    (uint64_t)nr_vcpus * ((VCPU_STACK_SIZE + VCPU_DATA_SIZE) / vm->page_size + 1);
+	/* Memslots are whole host pages (64K on most powerpc hosts). */
+	sys_pages = ALIGN_UP(sys_pages, (uint64_t)getpagesize() / vm->page_size);
 	vm_mem_add(vm, SRC_ANONYMOUS, 0, SYS_SLOT, sys_pages * vm->page_size, 0);
 	/* Leave gpa 0 unused so a stray null pointer is never a valid page. */
 	vm->sys_gpa_next = vm->page_size;
@@ -280,10 +286,16 @@ struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
 	return vm;
 }
 
+/* Arches with nothing outside guest memory keep this default. */
+void __attribute__((weak)) arch_vm_free(struct kvm_vm *vm)
+{
+}
+
 void vm_free(struct kvm_vm *vm)
 {
 	if (!vm)
 		return;
+	arch_vm_free(vm);
 	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
 		struct kvm_vcpu *vcpu = vm->vcpus[i];
 
@@ -426,6 +438,7 @@ const char *exit_reason_str(uint32_t reason)
 		[KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
 		[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
 		[KVM_EXIT_DIRTY_RING_FULL] = "DIRTY_RING_FULL",
+		[KVM_EXIT_PAPR_HCALL] = "PAPR_HCALL",
 		[KVM_EXIT_MEMORY_FAULT] = "MEMORY_FAULT",
 	};
 

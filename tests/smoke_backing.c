@@ -17,7 +17,11 @@ static void run_source(struct __test_metadata *_metadata, enum backing_src_type 
 {
 	uint64_t page = backing_src_page_size(src);
 	uint64_t size = page >= SZ_1G ? page : 2 * (page > SZ_2M ? page : SZ_2M);
+#ifdef __powerpc64__
+	uint64_t map = SZ_4K;	/* the library's HPT mappings are 4K pages */
+#else
 	uint64_t map = page >= SZ_2M ? SZ_2M : SZ_4K;
+#endif
 	struct kvm_vm *vm = vm_create(1, size / 4096);
 	uint64_t gpa = arch_test_mem_gpa(vm);
 	struct kvm_vcpu *vcpu;

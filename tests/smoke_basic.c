@@ -98,6 +98,7 @@ TEST(guest_assert_reaches_host)
 	EXPECT_NE(NULL, strstr(out, "0x1234 != 0x5678"));
 }
 
+#ifdef __x86_64__
 TEST(unknown_port_is_an_unexpected_exit)
 {
 	struct one_vcpu o = { .entry = guest_unknown_port };
@@ -108,6 +109,40 @@ TEST(unknown_port_is_an_unexpected_exit)
 	EXPECT_NE(NULL, strstr(out, "port 0x3f8 out"));
 	EXPECT_NE(NULL, strstr(out, "rip 0x"));
 }
+#endif
+
+#ifdef __aarch64__
+/* The guest's exception vectors report a fault with its syndrome and address. */
+TEST(guest_exception_is_reported)
+{
+	struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL };
+	char out[8192];
+
+	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unexpected exit MMIO"));
+	/* Current EL with SP_ELx, synchronous: vector 0x200. */
+	EXPECT_NE(NULL, strstr(out, "guest exception: vector 0x200, data abort"));
+	EXPECT_NE(NULL, strstr(out, "FAR_EL1 0x5000000000"));
+	EXPECT_NE(NULL, strstr(out, "pc 0x"));
+}
+#endif
+
+#ifdef __powerpc64__
+/* No HPTE maps the gva: KVM reflects a data storage interrupt, whose handler reports it. */
+TEST(guest_exception_is_reported)
+{
+	struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL };
+	char out[8192];
+
+	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unexpected exit PAPR_HCALL"));
+	EXPECT_NE(NULL, strstr(out, "guest exception: vector 0x300, data storage"));
+	/* SRR0: the load in guest_unmapped_load(), in the binary's text at 0x10000000. */
+	EXPECT_NE(NULL, strstr(out, "data storage, srr0 0x100"));
+	EXPECT_NE(NULL, strstr(out, "dar 0x5000000000"));
+	EXPECT_NE(NULL, strstr(out, "pc 0x"));
+}
+#endif
 
 TEST(unmapped_gpa_is_an_unexpected_mmio_exit)
 {
@@ -118,7 +153,7 @@ TEST(unmapped_gpa_is_an_unexpected_mmio_exit)
 	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unexpected exit MMIO"));
 	EXPECT_NE(NULL, strstr(out, "gpa 0xc0000000 write len 8"));
-	EXPECT_NE(NULL, strstr(out, "rip 0x"));
+	EXPECT_NE(NULL, strstr(out, ARCH_PC_NAME " 0x"));
 }
 
 TEST(returning_from_guest_entry_fails)

@@ -9,6 +9,7 @@ void guest_assert(uint64_t a, uint64_t b);
 void guest_globals(void);
 extern uint64_t guest_counter;
 void guest_unknown_port(void);
+void guest_unmapped_load(uint64_t gva);
 void guest_mmio_write(uint64_t gva);
 void guest_returns(void);
 

@@ -32,10 +32,19 @@ void guest_globals(void)
 	GUEST_DONE();
 }
 
+#ifdef __x86_64__
 /* An OUT to a port nobody handles: an unexpected IO exit. */
 void guest_unknown_port(void)
 {
 	__asm__ __volatile__("outb %%al, %%dx" : : "a"(0), "d"(0x3f8) : "memory");
+	GUEST_DONE();
+}
+#endif
+
+/* A load from a gva the guest page tables do not map: a guest exception. */
+void guest_unmapped_load(uint64_t gva)
+{
+	(void)*(volatile uint64_t *)gva;
 	GUEST_DONE();
 }
 

@@ -42,9 +42,11 @@ static void check_pass(struct __test_metadata *_metadata, struct tool_run *r, in
 	snprintf(line, sizeof(line), "over %d iterations took ", iters);
 	ASSERT_NE(NULL, strstr(r->out, line));
 	ASSERT_NE(NULL, strstr(r->out, "ok 1 dirty_log_perf"));
-	/* The MMU stats of every phase, zeros included. */
+	/* The MMU stats of every phase, zeros included (arm64 KVM counts no pages). */
+#ifdef __x86_64__
 	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/get_dirty_log/pages_4k"));
 	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/populate/pages_2m"));
+#endif
 	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/get_dirty_log/remote_tlb_flush"));
 	ASSERT_EQ(iters, jv_size(r->doc, "figures/get_dirty_log_time/values") +
 			 jv_size(r->doc, "figures/harvest_dirty_ring_time/values"));
@@ -154,6 +156,11 @@ TEST(dirty_ring_verify)
 	struct tool_run r;
 
 	run_dlp(&r, args);
+	/* Kernels without a ring for this arch (arm64 before 6.2) skip, saying so. */
+	if (r.code == KSFT_SKIP && strstr(r.out, "this host offers no dirty ring")) {
+		tool_run_free(&r);
+		SKIP(return, "this host offers no dirty ring");
+	}
 	check_pass(_metadata, &r, 3);
 	check_exact(_metadata, &r, 3, 2 * 1024);
 	ASSERT_NE(NULL, strstr(r.out, "Iteration 3 harvest dirty ring time: "));

@@ -70,8 +70,14 @@ TEST(small_run_zaps_pages_and_cleans_up)
 	ASSERT_EQ(2, jv_size(r->doc, "zaps"));
 	for (int i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "zaps/%d/mmu_shadow_zapped", i);
+#ifdef __x86_64__
 		/* Pages were really zapped. */
 		ASSERT_GT(jv_number(r->doc, path), 0) TH_LOG("%s", r->out);
+#else
+		/* No MMU page stats to count them: the figure is left out, not 0. */
+		ASSERT_EQ(JV_MISSING, jv_type(r->doc, path));
+		ASSERT_NE(NULL, strstr(r->out, "MMU pages zapped: not counted"));
+#endif
 		snprintf(path, sizeof(path), "zaps/%d/ioctl_ns", i);
 		ASSERT_GT(jv_number(r->doc, path), 0);
 		/* The guest kept making progress around the zap: stamps were seen. */

@@ -21,15 +21,20 @@
 #include "watchdog.h"
 
 static struct tb tb;
+const char *tb_arch_note __attribute__((weak));
 static int saved_argc;
 static char **saved_argv;
 
 /* Results. */
 static struct timespec elapsed;
 static uint64_t *forks, *remaps;
+/* powerpc calls its exits "sum_exits" (and has none of the others). */
 static const char *const vcpu_stat_names[] = { "exits", "invlpg", "tlb_flush", "pf_taken",
-					       "pf_fixed", "pf_emulate", "insn_emulation" };
+					       "pf_fixed", "pf_emulate", "insn_emulation",
+					       "sum_exits" };
 static int64_t vcpu_stat_deltas[ARRAY_SIZE(vcpu_stat_names)];
+/* Which of them this host's KVM has (arm64 has no invlpg or pf_* stats). */
+static bool vcpu_stat_present[ARRAY_SIZE(vcpu_stat_names)];
 static struct kvm_stats vm_stats;
 static struct stats_snapshot vm_before, vm_after;
 
@@ -71,7 +76,11 @@ static int write_json(const char *status, const char *reason)
 	record_figure(&j, "verified_remaps", "remaps", 0, rates, forks ? tb.o.vcpus : 0);
 	record_figure(&j, "run_time", "s", ts_to_sec(elapsed), NULL, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
-		record_figure(&j, vcpu_stat_names[i], "events", vcpu_stat_deltas[i], NULL, 0);
+		if (vcpu_stat_present[i])
+			record_figure(&j, vcpu_stat_names[i], "events", vcpu_stat_deltas[i],
+				      NULL, 0);
+	if (tb_arch_figures)
+		tb_arch_figures(&tb, &j);
 	free(rates);
 	json_object_end(&j);
 	if (vm_after.values) {
@@ -136,8 +145,10 @@ static void run(void)
 	stats_open_vm(&vm_stats, tb.vm);
 	for (uint32_t v = 0; v < tb.o.vcpus; v++)
 		stats_open_vcpu(&vst[v], tb.vm->vcpus[v]);
-	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++) {
 		before[i] = vcpus_stat(vst, vcpu_stat_names[i]);
+		vcpu_stat_present[i] = stats_find(&vst[0], vcpu_stat_names[i]) != NULL;
+	}
 	stats_snapshot(&vm_stats, &vm_before);
 	if (tb.o.profile) {
 		profiler = tb_profile_start(why, sizeof(why));
@@ -185,9 +196,15 @@ static void print_results(void)
 			       rate_per_sec(forks[v], elapsed), (unsigned long)forks[v],
 			       (unsigned long)remaps[v]);
 	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
-		len += snprintf(line + len, sizeof(line) - len, "%s%s %ld", i ? ", " : "",
-				vcpu_stat_names[i], (long)vcpu_stat_deltas[i]);
+		if (vcpu_stat_present[i])
+			len += snprintf(line + len, sizeof(line) - len, "%s%s %ld",
+					len ? ", " : "", vcpu_stat_names[i],
+					(long)vcpu_stat_deltas[i]);
 	ksft_print_msg("vCPU stats over the run: %s\n", line);
+	if (tb_arch_note)
+		ksft_print_msg("%s\n", tb_arch_note);
+	if (tb_arch_figures)
+		tb_arch_figures(&tb, NULL);
 	ksft_print_msg("VM MMU stats over the run:\n");
 	stats_delta_print(&vm_stats, &vm_before, &vm_after, "  ");
 }

@@ -28,7 +28,8 @@ static uint64_t new_table(struct kvm_vm *vm, uint64_t *window)
 	return gpa;
 }
 
-void tb_setup(struct tb *t)
+/* Weak: an arch without per-range page tables (powerpc's HPT) has its own. */
+void __attribute__((weak)) tb_setup(struct tb *t)
 {
 	const struct tb_opts *o = &t->o;
 	uint64_t per_vcpu = (o->pages + pool_frames(o)) * SZ_4K;

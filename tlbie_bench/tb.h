@@ -26,6 +26,7 @@ struct tb_vcpu_args {
 	uint64_t parent_frames;		/* gpa (== gva) of K frames the parent maps */
 	uint64_t pool;			/* gpa (== gva) of pool_frames fresh frames */
 	uint64_t pool_frames;
+	uint64_t vsid;			/* powerpc: VSID of the segment at parent/child_base */
 	volatile uint64_t cycles;	/* completed forks: progress, read live */
 	volatile uint64_t remaps;	/* verified remaps */
 };

@@ -32,6 +32,18 @@ const char *tb_flush_name(enum tb_flush f);
 /* setup.c: the VM, frames, and each vCPU's page tables. */
 void tb_setup(struct tb *t);
 
+/*
+ * What this arch's figures mean, printed with the results (NULL: nothing to
+ * add).  tlbie_bench/<arch>/ may define it; main.c has a weak NULL default.
+ */
+extern const char *tb_arch_note;
+/*
+ * Figures only this arch measures: printed with the results (j NULL) and
+ * added to the record.  Weak: NULL unless tlbie_bench/<arch>/ defines it.
+ */
+struct json;
+void tb_arch_figures(const struct tb *t, struct json *j) __attribute__((weak));
+
 /* profile.c: perf record of the whole host during the run. */
 int tb_profile_start(char *why, size_t len);
 void tb_profile_stop_and_print(int pid);

@@ -43,6 +43,7 @@ static void setup(struct zl *z)
 	memstress_enable_stamps(ms, STAMP_EVERY_PAGES, STAMP_RING);
 	z->clock_hz = arch_guest_clock_hz(ms->vm->vcpus[0]);
 	stats_open_vm(&z->vm_stats, ms->vm);
+	z->mmu_stats = stats_find(&z->vm_stats, "mmu_shadow_zapped") != NULL;
 	z->zaps = calloc(z->o.zaps, sizeof(*z->zaps));
 	TEST_ASSERT(z->zaps, "out of memory");
 
@@ -52,6 +53,7 @@ static void setup(struct zl *z)
 		       backing_src_name(z->o.ms.src), (unsigned long)z->o.zaps,
 		       z->o.trigger == TRIGGER_DELETE ? "deleting (and re-adding)" :
 		       "moving (and moving back)", "2M",
+		       !kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) ? "none on this host" :
 		       z->o.zap_all == ZAP_ALL_OFF ? "disabled" :
 		       z->o.zap_all == ZAP_ALL_ON ? "enabled" : "kernel default");
 	zl_trace_setup(z);

@@ -28,10 +28,15 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 		printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
 		printf("%s: %lx.\n", z->zap_event, (unsigned long)zap->window_ns);
 	}
-	ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: %ld (mmu_shadow_zapped), "
-		       "%ld mappings dropped (pages_4k/2m/1g)\n", (unsigned long)i,
-		       (unsigned long)z->o.zaps, ms(ioctl_ns), (long)zap->shadow_zapped,
-		       (long)zap->pages_dropped);
+	if (z->mmu_stats)
+		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: %ld (mmu_shadow_zapped), "
+			       "%ld mappings dropped (pages_4k/2m/1g)\n", (unsigned long)i,
+			       (unsigned long)z->o.zaps, ms(ioctl_ns), (long)zap->shadow_zapped,
+			       (long)zap->pages_dropped);
+	else
+		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: not counted (this "
+			       "host's KVM has no mmu_shadow_zapped or pages_4k/2m/1g stats)\n",
+			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns));
 	if (zap->traced)
 		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), %lu lock break(s) observed "
 			       "(a lower bound), used_pages %lu, %lu page zap events, %lu vCPU "
@@ -90,14 +95,21 @@ static const struct {
 	const char *name, *unit;
 	uint64_t (*get)(const struct zl_zap *);
 	bool traced;		/* needs the trace */
+	bool mmu_stats;		/* needs the MMU page stats */
 } figures[] = {
-	{ "ioctl_latency", "ns", get_ioctl, false },
-	{ "kernel_zap_window", "ns", get_window, true },
-	{ "lock_breaks", "breaks", get_breaks, true },
-	{ "mmu_shadow_zapped", "pages", get_zapped, false },
-	{ "guest_stall_max", "ns", get_stall, false },
-	{ "refault_time", "ns", get_refault, false },
+	{ "ioctl_latency", "ns", get_ioctl, false, false },
+	{ "kernel_zap_window", "ns", get_window, true, false },
+	{ "lock_breaks", "breaks", get_breaks, true, false },
+	{ "mmu_shadow_zapped", "pages", get_zapped, false, true },
+	{ "guest_stall_max", "ns", get_stall, false, false },
+	{ "refault_time", "ns", get_refault, false, false },
 };
+
+/* Whether this run could measure figure f. */
+static bool figure_measured(const struct zl *z, size_t f)
+{
+	return (!figures[f].traced || z->traced) && (!figures[f].mmu_stats || z->mmu_stats);
+}
 
 void zl_print_summary(const struct zl *z)
 {
@@ -106,7 +118,7 @@ void zl_print_summary(const struct zl *z)
 	if (!z->nr_done)
 		return;
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
-		if (figures[f].traced && !z->traced)
+		if (!figure_measured(z, f))
 			continue;
 		summary(z, figures[f].get, s);
 		ksft_print_msg("%s over %lu zaps: median %lu, min %lu, max %lu %s\n",
@@ -145,7 +157,7 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		uint64_t s[3] = {};
 
 		TEST_ASSERT(v, "out of memory");
-		if (figures[f].traced && !z->traced) {
+		if (!figure_measured(z, f)) {
 			record_figure(&j, figures[f].name, figures[f].unit, NAN, NULL, 0);
 			free(v);
 			continue;
@@ -168,8 +180,10 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 
 		json_object_begin(&j, NULL);
 		json_u64(&j, "ioctl_ns", ts_to_ns(zap->ioctl));
-		json_i64(&j, "mmu_shadow_zapped", zap->shadow_zapped);
-		json_i64(&j, "mappings_dropped", zap->pages_dropped);
+		if (z->mmu_stats) {
+			json_i64(&j, "mmu_shadow_zapped", zap->shadow_zapped);
+			json_i64(&j, "mappings_dropped", zap->pages_dropped);
+		}
 		json_bool(&j, "traced", zap->traced);
 		json_u64(&j, "kernel_zap_window_ns", zap->window_ns);
 		json_u64(&j, "used_pages", zap->used_pages);

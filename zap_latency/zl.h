@@ -56,6 +56,7 @@ struct zl {
 	uint64_t extra_gpa, extra_moved_gpa;
 	uint64_t clock_hz;		/* guest_clock() rate */
 	struct kvm_stats vm_stats;
+	bool mmu_stats;			/* the VM stats count MMU pages (x86's mmu_shadow_zapped) */
 	struct trace trace;
 	bool traced;
 	char trace_why[256];		/* why not, when !traced */

@@ -38,6 +38,9 @@
 /* The port guest ucalls write to; the ucall struct's gva is in RDI. */
 #define UCALL_PIO_PORT 0x1000
 
+/* Register names in failure reports (tests look for "<ARCH_PC_NAME> 0x"). */
+#define ARCH_PC_NAME "rip"
+
 struct vm_arch {
 	uint64_t gdt, idt, tss;		/* gva of one page each */
 };

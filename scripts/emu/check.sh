@@ -46,12 +46,14 @@ elif [ "\$rc" = 4 ]; then echo "ok $n selftests: kvm-mmu-perf: $name # SKIP"
 else echo "not ok $n selftests: kvm-mmu-perf: $name # exit=\$rc"; fi
 RUN
 	done
-	# Records go out through the console, between markers.
+	# Records go out through the console, between markers, each line marked
+	# (boot.sh leaves marked lines out of what it shows).
 	# shellcheck disable=SC2016
-	echo 'for f in /tmp/records/*; do [ -f "$f" ] || continue; echo "KMP-RECORD-BEGIN ${f##*/}"; cat "$f"; echo; echo "KMP-RECORD-END"; done'
+	echo 'for f in /tmp/records/*; do [ -f "$f" ] || continue; echo "KMP-RECORD-BEGIN ${f##*/}"; sed "s/^/KMP-REC /" "$f"; echo; echo "KMP-RECORD-END"; done'
 } > "$work/script.sh"
 
-log=$work/console.log
+# The whole console stays next to the binaries for a look after a failure.
+log=$(cd "$bindir/.." && pwd)/emu-check.log
 set +e
 KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" "$arch" "$work/bin" "$work/script.sh" "$timeout_s"
 boot_rc=$?
@@ -61,7 +63,7 @@ mkdir -p "$work/records"
 awk -v dir="$work/records" '
 	/^KMP-RECORD-BEGIN / { f = dir "/" $2 ".json"; next }
 	/^KMP-RECORD-END$/ { close(f); f = ""; next }
-	f != "" { print > f }' "$log"
+	f != "" && /^KMP-REC / { print substr($0, 9) > f }' "$log"
 bad=0 nrec=0
 for r in "$work"/records/*.json; do
 	[ -f "$r" ] || continue
@@ -71,7 +73,7 @@ for r in "$work"/records/*.json; do
 		bad=$((bad + 1))
 	fi
 done
-echo "# $nrec JSON records from the emulated host validated, $bad invalid"
+echo "# $nrec JSON records from the emulated host validated, $bad invalid (console: $log)"
 
 rc=0
 # The emulated host always has KVM: a skip there means a test did not run.
