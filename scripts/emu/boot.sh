@@ -117,7 +117,7 @@ set +e
 # out of what is shown.
 timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m 2G -nographic -no-reboot -nic none \
 	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
-	grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+,[0-9]\]|^ S: [0-9a-f]+ R:|^CPU [0-9a-f]+ Backtrace:| --- OPAL boot ---|^KMP-REC '
+	grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+,[0-9]\]|^ S: [0-9a-f]+ R:|^CPU [0-9a-f]+ Backtrace:| --- OPAL boot ---|^KMP-REC'
 qemu_rc=${PIPESTATUS[0]}
 set -e
 rc=$(sed -n 's/^KMP-EMU-EXIT \([0-9]*\)$/\1/p' "$log" | tail -1)
