@@ -600,11 +600,12 @@ def cmd_compare(args):
     hb, hn = host_line(base), host_line(new)
     for label, h in (("BASE", hb), ("NEW ", hn)):
         if h:
-            print("# %s host: %s, %s, %s CPUs, %s, %s" % (label, h.get("kernel"),
-                  h.get("cpu_model"), h.get("cpus"), h.get("kvm_module"), h.get("mmu")))
+            print("# %s host: %s, %s, %s CPUs, %s, %s%s" % (label, h.get("kernel"),
+                  h.get("cpu_model"), h.get("cpus"), h.get("kvm_module"), h.get("mmu"),
+                  ", EMULATED (%s)" % h["emulated"] if h.get("emulated") else ""))
     if hb and hn:
         differ = [k for k in ("machine", "cpu_model", "cpus", "cores", "numa_nodes",
-                              "mem_total_bytes") if hb.get(k) != hn.get(k)]
+                              "mem_total_bytes", "emulated") if hb.get(k) != hn.get(k)]
         if differ:
             print("# warning: BASE and NEW ran on different hosts (%s differ): compare runs "
                   "on one host" % ", ".join(differ))

@@ -456,6 +456,23 @@ def test_bad_inputs(tmp, a, b):
                  "tlbie-full.1.json", "NaN")
 
 
+def test_emulated_host(tmp, a, b):
+    """A set measured on an emulated KVM host is named so, and never compared silently."""
+    emu = os.path.join(tmp, "emulated")
+    shutil.copytree(b, emu)
+    for fname in os.listdir(emu):
+        if fname.endswith(".json"):
+            edit(emu, fname, lambda r: r["host"].update(emulated="QEMU TCG test"))
+    res = run("compare", a, emu)
+    out = res.stdout.splitlines()
+    check("an emulated host is named on its host line and warned about",
+          res.returncode == 0 and
+          any(l.startswith("# NEW  host:") and "EMULATED (QEMU TCG test)" in l for l in out) and
+          any(l.startswith("# warning: BASE and NEW ran on different hosts") and "emulated" in l
+              for l in out),
+          res.stdout + res.stderr)
+
+
 def read_csv(path):
     with open(path) as f:
         lines = f.read().splitlines()
@@ -561,6 +578,7 @@ def main():
               res.returncode == 0, res.stderr)
         test_compare(a, b)
         test_bad_inputs(tmp, a, b)
+        test_emulated_host(tmp, a, b)
         test_sweeps(tmp)
         test_summary(a, b)
         test_chunk_format()
