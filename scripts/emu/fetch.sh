@@ -1,6 +1,6 @@
 #!/bin/bash
 # Download and unpack what an emulated KVM host needs: Debian's kernel for
-# the target arch and busybox-static.  Cached in CACHE; a failed download
+# the target arch and busybox-static (and QEMU itself, when missing).  Cached in CACHE; a failed download
 # fails loudly, naming the package, and never leaves a half-filled cache.
 # Usage: scripts/emu/fetch.sh ARCH CACHE   (ARCH: arm64 or powerpc)
 # Prints nothing on success but progress; the caller reads CACHE/root.
@@ -8,10 +8,26 @@
 set -euo pipefail
 arch=$1 cache=$2
 case "$arch" in
-arm64) deb_arch=arm64 meta=linux-image-arm64 ;;
-powerpc) deb_arch=ppc64el meta=linux-image-powerpc64le ;;
+arm64) deb_arch=arm64 meta=linux-image-arm64 qemu=qemu-system-aarch64 qemu_pkg=qemu-system-arm ;;
+powerpc) deb_arch=ppc64el meta=linux-image-powerpc64le qemu=qemu-system-ppc64 qemu_pkg=qemu-system-ppc ;;
 *) echo "emu/fetch.sh: unsupported ARCH '$arch' (arm64 or powerpc)" >&2; exit 2 ;;
 esac
+
+# The build host's tools: QEMU (without its ~56 recommended GUI packages) and cpio.
+missing=
+command -v "$qemu" >/dev/null || missing="$missing $qemu_pkg"
+command -v cpio >/dev/null || missing="$missing cpio"
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "emulated $arch host needs:$missing; install with: sudo apt-get install -y --no-install-recommends$missing" >&2
+		exit 1
+	fi
+	echo "  DEPS    apt-get install --no-install-recommends$missing"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+		{ echo "emu/fetch.sh: FAILED to install$missing" >&2; exit 1; }
+fi
+
 [ -f "$cache/.complete" ] && exit 0
 
 fail() {
