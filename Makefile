@@ -119,7 +119,7 @@ UNIT_BIN := $(OUTPUT)/bin/unit_tests
 
 # Script tests (tests/*_test.sh, tests/*_test.py), copied next to the binaries.
 SCRIPT_TESTS := $(notdir $(wildcard $(SRC)/tests/*_test.sh $(SRC)/tests/*_test.py))
-SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS))
+SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS)) $(OUTPUT)/bin/kmp_testlib.py
 
 # Small host tools (tools/NAME.c -> bin/NAME), e.g. kmp_cap for run.sh.
 TOOL_NAMES := $(patsubst $(SRC)/tools/%.c,%,$(wildcard $(SRC)/tools/*.c))
@@ -130,6 +130,8 @@ ALL_BINS := $(BENCH_BINS) $(SMOKE_BINS) $(UNIT_BIN) $(TOOL_BINS)
 $(OUTPUT)/bin/%_test.sh: $(SRC)/tests/%_test.sh
 	$(Q)mkdir -p $(dir $@) && cp $< $@
 $(OUTPUT)/bin/%_test.py: $(SRC)/tests/%_test.py
+	$(Q)mkdir -p $(dir $@) && cp $< $@
+$(OUTPUT)/bin/kmp_testlib.py: $(SRC)/tests/kmp_testlib.py
 	$(Q)mkdir -p $(dir $@) && cp $< $@
 
 .PHONY: all check run_tests install clean deps

@@ -27,9 +27,7 @@ requirement is never met, so that no benchmark can start.
 One KTAP test per option; every failing input is listed under it as a
 diagnostic.  Exit status: 0 when every test passed, 1 otherwise.
 """
-import glob
 import os
-import platform
 import shutil
 import signal
 import subprocess
@@ -37,87 +35,11 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.environ.get("KMP_SRC_DIR") or os.path.dirname(HERE)
-ARCH = {"aarch64": "arm64", "ppc64le": "powerpc", "ppc64": "powerpc"}.get(
-    platform.machine(), platform.machine())
-BIN = os.environ.get("KMP_BIN") or os.path.join(SRC, "build", ARCH, "bin")
-RUN_SH = os.path.join(SRC, "run.sh")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kmp_testlib import (BIN, RUN_SH, foreign_benchmarks, host_state,  # noqa: E402
+                         state_diff)
+
 TIME_LIMIT = 1.0
-
-# ------------------------------------------------------------ host state
-
-
-def read(path):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError as e:
-        return "<%s>" % e.strerror
-
-
-def tracefs_mounts():
-    with open("/proc/self/mounts") as f:
-        return sorted(l.split()[1] for l in f if l.split()[2:3] == ["tracefs"])
-
-
-def trace_instances():
-    """kmp-* tracefs instances, seen through a private mount of tracefs."""
-    script = ('d=$(mktemp -d) && mount -t tracefs nodev "$d" && ls "$d/instances"; '
-              'umount "$d" 2>/dev/null; rmdir "$d"')
-    try:
-        out = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                              script], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return "<%s>" % e
-    return sorted(n for n in out.split() if n.startswith("kmp-"))
-
-
-def host_state(full=True):
-    s = {"/proc/sys/vm/nr_hugepages": read("/proc/sys/vm/nr_hugepages"),
-         "/proc/sys/vm/nr_overcommit_hugepages": read("/proc/sys/vm/nr_overcommit_hugepages")}
-    for p in sorted(glob.glob("/sys/kernel/mm/hugepages/hugepages-*/nr_hugepages")):
-        s[p] = read(p)
-    for k in ("enabled", "defrag"):
-        p = "/sys/kernel/mm/transparent_hugepage/" + k
-        s[p] = read(p)
-    s["tracefs mounts"] = tracefs_mounts()
-    if full:
-        s["tracefs kmp-* instances"] = trace_instances()
-    return s
-
-
-def state_diff(before, after):
-    return ["%s: %s -> %s" % (k, before[k], after.get(k)) for k in before
-            if k in after and before[k] != after[k]]
-
-
-BENCH_NAMES = ("dirty_log_perf", "demand_paging", "zap_latency", "tlbie_bench", "unit_tests")
-
-
-def foreign_benchmarks():
-    """kvm-mmu-perf processes that this test did not start (another session's).
-
-    They change the same host knobs, so a difference seen while one runs is
-    reported as a note rather than a failure."""
-    me, found = os.getpid(), []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/comm" % d) as f:
-                comm = f.read().strip()
-            if comm not in BENCH_NAMES and not comm.startswith("smoke_"):
-                continue
-            pid = int(d)
-            while pid > 1 and pid != me:
-                with open("/proc/%d/stat" % pid) as f:
-                    pid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if pid != me:
-                found.append("%s[%s]" % (comm, d))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
 
 
 # ------------------------------------------------------------ values

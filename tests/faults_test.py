@@ -37,7 +37,6 @@ import glob
 import hashlib
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -47,14 +46,11 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.environ.get("KMP_SRC_DIR") or os.path.dirname(HERE)
-ARCH = {"aarch64": "arm64", "ppc64le": "powerpc", "ppc64": "powerpc"}.get(
-    platform.machine(), platform.machine())
-BIN = os.environ.get("KMP_BIN") or os.path.join(SRC, "build", ARCH, "bin")
-RUN_SH = os.path.join(SRC, "run.sh")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kmp_testlib import (BIN, NR_HUGEPAGES, RUN_SH, SRC, foreign_benchmarks,  # noqa: E402
+                         host_state, in_private_tracefs, read, state_diff)
+
 CHECK_RECORD = os.path.join(SRC, "scripts", "check-record.py")
-NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 HUGEPAGES_1G = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
 SEED = 20261130
 
@@ -70,12 +66,6 @@ def report(name, problems, info=()):
 # ------------------------------------------------------------ host state
 
 
-def read(path):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError as e:
-        return "<%s>" % e.strerror
 
 
 def write(path, value):
@@ -83,68 +73,18 @@ def write(path, value):
         f.write(value)
 
 
-def tracefs_mounts():
-    with open("/proc/self/mounts") as f:
-        return sorted(l.split()[1] for l in f if l.split()[2:3] == ["tracefs"])
 
 
-def in_private_tracefs(script):
-    """Run script with $d a private mount of tracefs (the host's mounts untouched)."""
-    full = ('d=$(mktemp -d) && mount -t tracefs nodev "$d" && { %s; }; '
-            'umount "$d" 2>/dev/null; rmdir "$d"') % script
-    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", full],
-                          capture_output=True, text=True, timeout=10).stdout
 
 
-def trace_instances():
-    try:
-        out = in_private_tracefs('ls "$d/instances"')
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return "<%s>" % e
-    return sorted(n for n in out.split() if n.startswith("kmp-"))
 
 
-def host_state():
-    s = {NR_HUGEPAGES: read(NR_HUGEPAGES),
-         "/proc/sys/vm/nr_overcommit_hugepages": read("/proc/sys/vm/nr_overcommit_hugepages")}
-    for p in sorted(glob.glob("/sys/kernel/mm/hugepages/hugepages-*/nr_hugepages")):
-        s[p] = read(p)
-    for k in ("enabled", "defrag"):
-        p = "/sys/kernel/mm/transparent_hugepage/" + k
-        s[p] = read(p)
-    s["tracefs mounts"] = tracefs_mounts()
-    s["tracefs kmp-* instances"] = trace_instances()
-    return s
 
 
-def state_diff(before, after):
-    return ["%s: %s -> %s" % (k, before[k], after.get(k)) for k in before
-            if k in after and before[k] != after[k]]
 
 
-BENCH_NAMES = ("dirty_log_perf", "demand_paging", "zap_latency", "tlbie_bench", "unit_tests")
 
 
-def foreign_benchmarks():
-    """kvm-mmu-perf processes this test did not start (another session's)."""
-    me, found = os.getpid(), []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/comm" % d) as f:
-                comm = f.read().strip()
-            if comm not in BENCH_NAMES and not comm.startswith("smoke_"):
-                continue
-            pid = int(d)
-            while pid > 1 and pid != me:
-                with open("/proc/%d/stat" % pid) as f:
-                    pid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if pid != me:
-                found.append("%s[%s]" % (comm, d))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
 
 
 def check_host(baseline, what, problems):

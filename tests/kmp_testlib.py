@@ -1,0 +1,91 @@
+"""What the Python tests share: where the tree and binaries are, and the
+host state every run must leave as it found it (hugetlb pools, THP knobs,
+tracefs mounts and the suite's tracefs instances)."""
+import glob
+import os
+import platform
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("KMP_SRC_DIR") or os.path.dirname(HERE)
+ARCH = {"aarch64": "arm64", "ppc64le": "powerpc", "ppc64": "powerpc"}.get(
+    platform.machine(), platform.machine())
+BIN = os.environ.get("KMP_BIN") or os.path.join(SRC, "build", ARCH, "bin")
+RUN_SH = os.path.join(SRC, "run.sh")
+NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
+BENCH_NAMES = ("dirty_log_perf", "demand_paging", "zap_latency", "tlbie_bench", "unit_tests")
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError as e:
+        return "<%s>" % e.strerror
+
+
+def tracefs_mounts():
+    with open("/proc/self/mounts") as f:
+        return sorted(l.split()[1] for l in f if l.split()[2:3] == ["tracefs"])
+
+
+def in_private_tracefs(script):
+    """Run script with $d a private mount of tracefs (the host's mounts untouched)."""
+    full = ('d=$(mktemp -d) && mount -t tracefs nodev "$d" && { %s; }; '
+            'umount "$d" 2>/dev/null; rmdir "$d"') % script
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", full],
+                          capture_output=True, text=True, timeout=10).stdout
+
+
+def trace_instances():
+    """kmp-* tracefs instances, seen through a private mount of tracefs."""
+    try:
+        out = in_private_tracefs('ls "$d/instances"')
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "<%s>" % e
+    return sorted(n for n in out.split() if n.startswith("kmp-"))
+
+
+def host_state(full=True):
+    """The knobs a run may change; full adds the (slower) tracefs instance list."""
+    s = {NR_HUGEPAGES: read(NR_HUGEPAGES),
+         "/proc/sys/vm/nr_overcommit_hugepages": read("/proc/sys/vm/nr_overcommit_hugepages")}
+    for p in sorted(glob.glob("/sys/kernel/mm/hugepages/hugepages-*/nr_hugepages")):
+        s[p] = read(p)
+    for k in ("enabled", "defrag"):
+        p = "/sys/kernel/mm/transparent_hugepage/" + k
+        s[p] = read(p)
+    s["tracefs mounts"] = tracefs_mounts()
+    if full:
+        s["tracefs kmp-* instances"] = trace_instances()
+    return s
+
+
+def state_diff(before, after):
+    return ["%s: %s -> %s" % (k, before[k], after.get(k)) for k in before
+            if k in after and before[k] != after[k]]
+
+
+def foreign_benchmarks():
+    """kvm-mmu-perf processes that this test did not start (another session's).
+
+    They change the same host knobs, so a difference seen while one runs is
+    reported as a note rather than a failure."""
+    me, found = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % d) as f:
+                comm = f.read().strip()
+            if comm not in BENCH_NAMES and not comm.startswith("smoke_"):
+                continue
+            pid = int(d)
+            while pid > 1 and pid != me:
+                with open("/proc/%d/stat" % pid) as f:
+                    pid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if pid != me:
+                found.append("%s[%s]" % (comm, d))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
