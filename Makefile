@@ -124,6 +124,7 @@ SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS)) $(OUTPUT)/bin/kmp_tes
 # Small host tools (tools/NAME.c -> bin/NAME), e.g. kmp_cap for run.sh.
 TOOL_NAMES := $(patsubst $(SRC)/tools/%.c,%,$(wildcard $(SRC)/tools/*.c))
 TOOL_BINS := $(addprefix $(OUTPUT)/bin/,$(TOOL_NAMES))
+.SECONDARY: $(patsubst %,$(OUTPUT)/obj/tools/%.c.o,$(TOOL_NAMES))
 
 ALL_BINS := $(BENCH_BINS) $(SMOKE_BINS) $(UNIT_BIN) $(TOOL_BINS)
 
