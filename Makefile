@@ -353,10 +353,11 @@ BENCH_ARGS ?=
 .SECONDARY: $(BENCH_COMMON_OBJS) $(patsubst %,$(OUTPUT)/obj/bench/%.c.o,$(BENCH_TOOLS))
 
 $(BENCH_OUT)/fidelity_tlbie: $(BENCH_TLBIE_OBJS)
+# The library last: fidelity_tlbie's extra objects need it too.
 $(BENCH_OUT)/%: $(OUTPUT)/obj/bench/%.c.o $(BENCH_COMMON_OBJS) $(LIBKMP)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(filter-out $(LIBKMP),$^) $(LIBKMP) $(LDLIBS) -o $@
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_TOOL_BINS) $(BENCH_BINS)

@@ -37,8 +37,7 @@ static void *fid_vcpu_main(void *arg)
 			while (ret < 0 && errno == EINTR);
 			TEST_ASSERT(!ret, "KVM_RUN on vCPU %u: %s", t.vcpu->id, strerror(errno));
 			t.vcpu->last_exit_reason = t.vcpu->run->exit_reason;
-		} while (p->free_run && t.vcpu->run->exit_reason == KVM_EXIT_IO &&
-			 t.vcpu->run->io.port == UCALL_PIO_PORT);
+		} while (p->free_run && ucall_exit(t.vcpu));
 		pthread_barrier_wait(&p->done);
 	}
 }

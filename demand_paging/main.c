@@ -36,6 +36,8 @@ static void print_params(const struct dp_opts *o)
 	ksft_print_msg("vCPUs: %u, memory per vCPU: %s%s, backing: %s\n", o->ms.nr_vcpus,
 		       size_format(o->ms.vcpu_bytes, size, sizeof(size)),
 		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src));
+	if (o->ms.mode != guest_mode_default())
+		ksft_print_msg("guest mode: %d (%s)\n", o->ms.mode, guest_mode_name(o->ms.mode));
 	if (o->mode == UFFD_MODE_NONE)
 		ksft_print_msg("paging: first-touch faults, no userfaultfd\n");
 	else

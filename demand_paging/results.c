@@ -89,6 +89,7 @@ void dp_print_sweep_table(const struct dp_opts *o, const struct dp_result *res, 
 static void write_params(struct json *j, const struct dp_opts *o)
 {
 	json_object_begin(j, "params");
+	json_string(j, "guest_mode", guest_mode_name(o->ms.mode));
 	json_u64(j, "vcpus", o->ms.nr_vcpus);
 	json_u64(j, "vcpu_bytes", o->ms.vcpu_bytes);
 	json_string(j, "backing_src", backing_src_name(o->ms.src));

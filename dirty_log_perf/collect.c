@@ -3,7 +3,8 @@
  * Collecting dirty pages: the memslot bitmap (KVM_GET_DIRTY_LOG, then
  * KVM_CLEAR_DIRTY_LOG in -k chunks) or the per-vCPU dirty ring (harvest,
  * then KVM_RESET_DIRTY_RINGS).  Either way d->bitmaps ends up holding the
- * iteration's dirty pages, one bitmap per test memslot.  Timed regions
+ * iteration's dirty pages, one bitmap per test memslot, in KVM's dirty-log
+ * pages (d->log_page_size: the host's page size).  Timed regions
  * wrap the ioctls (and, for the ring, the harvest), nothing else.
  */
 #include <errno.h>
@@ -156,7 +157,7 @@ struct timespec collect_get(struct dlp *d)
  */
 static struct timespec clear_slot(struct dlp *d, uint32_t idx)
 {
-	uint64_t pages = d->pages_per_slot, chunk = d->o.clear_chunk / SZ_4K;
+	uint64_t pages = d->pages_per_slot, chunk = d->o.clear_chunk / d->log_page_size;
 	uint32_t slot = memstress_slot(d->ms, idx);
 	struct timespec start, total = {}, slept;
 

@@ -42,19 +42,25 @@ struct dlp_iteration {
 	struct timespec dirty, get, clear;
 	/* Wall time of the whole clear step less -l delays: clear + the suite's own work. */
 	struct timespec clear_wall;
-	uint64_t dirty_pages;		/* pages reported dirty by the log */
+	uint64_t dirty_pages;		/* dirty-log pages reported dirty by the log */
 	uint64_t touched_during_clear;	/* guest heartbeat pages while clearing */
 };
 
 struct dlp {
 	struct dlp_opts o;
 	struct memstress *ms;
-	uint64_t pages_per_slot;
+	/*
+	 * The log's unit: KVM's dirty log has a bit per host page
+	 * (dirty_log_page_size()), which holds log_page_size / 4K of the
+	 * guest's pages.  Bitmaps, dirty counts and --verify work in these.
+	 */
+	uint64_t log_page_size;
+	uint64_t pages_per_slot;	/* dirty-log pages */
 	uint32_t manual_caps;		/* KVM_DIRTY_LOG_* flags enabled, 0 with -g */
 
 	/* Bitmap log: one per slot; also the ring's collected pages. */
 	uint64_t **bitmaps;
-	/* --verify: pages seen stamped with the iteration before collecting. */
+	/* --verify: dirty-log pages seen stamped with the iteration before collecting. */
 	uint64_t **written;
 
 	/* Dirty ring. */
@@ -75,7 +81,7 @@ struct dlp {
 	uint64_t touched_during_clear_now;	/* this iteration's, set by collect_clear() */
 	struct timespec clear_delays_now;	/* this iteration's -l sleeps */
 	uint64_t verify_failures;
-	uint64_t verify_lost;			/* written pages missing from the log */
+	uint64_t verify_lost;			/* written (dirty-log) pages missing from the log */
 
 	struct kvm_stats vm_stats;
 	struct stats_snapshot phase_stats[NR_PHASES];
@@ -106,6 +112,8 @@ const char *collect_clear_total_name(const struct dlp *d);
 uint64_t collect_dirty_pages(const struct dlp *d);
 
 /* verify.c */
+/* What the log's pages are called in messages: "" on 4K hosts, else e.g. "64K ". */
+const char *dlp_log_page_unit(char *buf, size_t len);
 void verify_snapshot_written(struct dlp *d, uint64_t iteration);
 void verify_iteration(struct dlp *d, uint64_t iteration, bool exact);
 

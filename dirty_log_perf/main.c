@@ -55,6 +55,8 @@ static void print_params(const struct dlp *d)
 		       o->ms.nr_vcpus, size_format(o->ms.vcpu_bytes, size, sizeof(size)),
 		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src),
 		       o->ms.slots);
+	if (o->ms.mode != guest_mode_default())
+		ksft_print_msg("guest mode: %d (%s)\n", o->ms.mode, guest_mode_name(o->ms.mode));
 	ksft_print_msg("writes: %u%%, access: %s, seed: %u, vCPUs: %s\n", o->ms.write_percent,
 		       o->ms.random_access ? "random" : "in order", o->ms.random_seed,
 		       o->ms.nonstop ? "nonstop (-j)" : "lockstep");
@@ -67,6 +69,12 @@ static void print_params(const struct dlp *d)
 					       "on, initially set" : "on") : "off",
 			       o->clear_chunk ? size_format(o->clear_chunk, size, sizeof(size)) :
 			       "whole slot", (unsigned long)o->clear_delay_ms);
+	/* Said only where it is not the guest's 4K page, so 4K hosts print what they did. */
+	if (d->log_page_size != SZ_4K)
+		ksft_print_msg("dirty log: one bit per %s host page (%lu guest pages): dirty and "
+			       "verified page counts are of %s pages\n",
+			       size_format(d->log_page_size, size, sizeof(size)),
+			       (unsigned long)(d->log_page_size / SZ_4K), size);
 	if (o->eager_split)
 		ksft_print_msg("eager split: %s chunks (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE)\n",
 			       o->eager_split_chunk ? size_format(o->eager_split_chunk, size,
@@ -186,7 +194,11 @@ static void run(struct dlp *d)
 	ga = d->ms->gargs;
 	if (d->manual_caps)
 		vm_enable_cap(d->ms->vm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, d->manual_caps);
-	d->pages_per_slot = d->ms->slot_size / SZ_4K;
+	d->log_page_size = dirty_log_page_size();
+	TEST_ASSERT(!(d->ms->slot_size % d->log_page_size),
+		    "memslot size %lu is not a multiple of the dirty log's %lu-byte pages",
+		    (unsigned long)d->ms->slot_size, (unsigned long)d->log_page_size);
+	d->pages_per_slot = d->ms->slot_size / d->log_page_size;
 	collect_setup(d);
 	stats_open_vm(&d->vm_stats, d->ms->vm);
 	d->iters = calloc(d->o.iterations, sizeof(*d->iters));
@@ -253,10 +265,12 @@ static void run(struct dlp *d)
 
 		stats_snapshot_zero(&d->vm_stats, &zero);
 		for (int p = 0; p < NR_PHASES; p++) {
+			char heading[64];
+
 			if (!d->phase_stats[p].values)
 				continue;
-			ksft_print_msg("KVM stats, %s:\n", dlp_phase_names[p]);
-			stats_delta_print(&d->vm_stats, &zero, &d->phase_stats[p], "  ");
+			snprintf(heading, sizeof(heading), "KVM stats, %s", dlp_phase_names[p]);
+			stats_delta_print_section(&d->vm_stats, &zero, &d->phase_stats[p], heading);
 		}
 		stats_snapshot_free(&zero);
 	}

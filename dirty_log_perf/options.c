@@ -6,19 +6,28 @@
  */
 #include <getopt.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "dlp.h"
 #include "dirty_log.h"
 #include "guest_modes.h"
 #include "parse.h"
 #include "record.h"
+#include "report.h"
 #include "topology.h"
 
 #define DEFAULT_ITERATIONS 2
 
+/* -k's granularity: KVM_CLEAR_DIRTY_LOG's 64-page words of dirty-log pages (256K with 4K pages). */
+static uint64_t clear_chunk_align(void)
+{
+	return DIRTY_LOG_CLEAR_ALIGN_PAGES * dirty_log_page_size();
+}
+
 static void __attribute__((noreturn)) help(const char *name)
 {
+	char align[32];
+
+	size_format(clear_chunk_align(), align, sizeof(align));
 	printf("usage: %s [-h] [-a] [-i iterations] [-g] [-e] [-m mode] [-n]\n"
 	       "       [-b vcpu bytes] [-v vcpus] [-o] [-r seed] [-s mem type] [-x memslots]\n"
 	       "       [-w percentage] [-c cpus] [-k chunk] [-l ms] [-j]\n"
@@ -41,7 +50,7 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -w: percentage of page accesses that are writes, 0-100 (default: 100)\n"
 	       " -c: pin vCPU i to the i-th CPU of the list, and the main thread to an\n"
 	       "     extra last one, e.g. 0,1,2 or 0-3\n"
-	       " -k: clear the dirty log in chunks of this size (a multiple of 256K,\n"
+	       " -k: clear the dirty log in chunks of this size (a multiple of %s,\n"
 	       "     KVM's 64-page clear granularity); larger than a memslot clears the\n"
 	       "     whole slot in one call (default: the whole slot)\n"
 	       " -l: milliseconds to wait between clear chunks, standing in for sending\n"
@@ -55,7 +64,7 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " --verify: check every page the guest wrote is in that iteration's log\n"
 	       " --stats: print the KVM stat deltas of each phase\n"
 	       " --json FILE: write the result record to FILE\n",
-	       DEFAULT_ITERATIONS, backing_src_names());
+	       DEFAULT_ITERATIONS, backing_src_names(), align);
 	printf(" guest modes:\n");
 	for (int m = 0; m < NUM_VM_MODES; m++)
 		printf("     %2d: %s%s\n", m, guest_mode_name(m),
@@ -175,10 +184,15 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s'; see -h", argv[optind]);
 
-	if (chunk_text && (o->clear_chunk == 0 ||
-			   o->clear_chunk % (DIRTY_LOG_CLEAR_ALIGN_PAGES * SZ_4K)))
-		usage_error("-k '%s': must be a non-zero multiple of 256K (64 pages: "
-			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)", chunk_text);
+	if (chunk_text && (o->clear_chunk == 0 || o->clear_chunk % clear_chunk_align())) {
+		char align[32], unit[32];
+
+		/* The dirty log's pages are the host's: 4K here gives 256K. */
+		size_format(clear_chunk_align(), align, sizeof(align));
+		usage_error("-k '%s': must be a non-zero multiple of %s (64 %spages: "
+			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)", chunk_text, align,
+			    dlp_log_page_unit(unit, sizeof(unit)));
+	}
 	if (o->ring_entries) {
 		/* The cap's value is the largest ring in bytes; KVM wants powers of two. */
 		uint32_t max = (kvm_check_cap(KVM_CAP_DIRTY_LOG_RING_ACQ_REL) ?:
@@ -201,9 +215,4 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 	if (cpu_list)
 		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	memstress_params_check(&o->ms);
-	/* KVM's dirty log has a bit per host page; this tool counts 4K guest pages. */
-	if (getpagesize() != SZ_4K)
-		test_skip("this host's pages are %dK: KVM's dirty log has one bit per host page, "
-			  "and dirty_log_perf counts and verifies 4K guest pages (64K-page hosts, "
-			  "e.g. powerpc, are not supported yet)", getpagesize() >> 10);
 }

@@ -85,6 +85,7 @@ static void write_params(struct json *j, const struct dlp *d)
 	const struct dlp_opts *o = &d->o;
 
 	json_object_begin(j, "params");
+	json_string(j, "guest_mode", guest_mode_name(o->ms.mode));
 	json_u64(j, "vcpus", o->ms.nr_vcpus);
 	json_u64(j, "vcpu_bytes", o->ms.vcpu_bytes);
 	json_string(j, "backing_src", backing_src_name(o->ms.src));
@@ -104,6 +105,9 @@ static void write_params(struct json *j, const struct dlp *d)
 	json_u64(j, "ring_entries", o->ring_entries);
 	if (o->eager_split)
 		json_u64(j, "eager_split_chunk_bytes", o->eager_split_chunk);
+	/* The unit of dirty_pages and verify_lost_pages where it is not 4K (64K-page hosts). */
+	if (d->log_page_size && d->log_page_size != SZ_4K)
+		json_u64(j, "dirty_log_page_bytes", d->log_page_size);
 	json_bool(j, "verify", o->verify);
 	json_array_begin(j, "cpus");
 	for (int i = 0; i < o->ms.nr_cpus; i++)

@@ -11,6 +11,14 @@ struct kvm_vm;
 /* KVM_CLEAR_DIRTY_LOG works on whole 64-bit words of the bitmap. */
 #define DIRTY_LOG_CLEAR_ALIGN_PAGES 64
 
+/*
+ * The unit of KVM's dirty log, in bytes: one bit (or dirty-ring entry) per
+ * gfn, and a gfn is a host page (the kernel's PAGE_SIZE), whatever the
+ * guest's own page size: 4K on x86, 64K on powerpc and 64K-page arm64
+ * kernels.  The "pages" of the functions below are these.
+ */
+uint64_t dirty_log_page_size(void);
+
 /* A zeroed bitmap of `pages` bits, in 64-bit words as KVM uses them. */
 uint64_t *bitmap_alloc(uint64_t pages);
 static inline bool bitmap_test(const uint64_t *map, uint64_t bit)
@@ -24,7 +32,7 @@ static inline void bitmap_set(uint64_t *map, uint64_t bit)
 uint64_t bitmap_weight(const uint64_t *map, uint64_t pages);
 void bitmap_zero(uint64_t *map, uint64_t pages);
 
-/* KVM_GET_DIRTY_LOG of one memslot into bitmap (one bit per guest page). */
+/* KVM_GET_DIRTY_LOG of one memslot into bitmap (one bit per dirty-log page). */
 void vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, uint64_t *bitmap);
 /*
  * KVM_CLEAR_DIRTY_LOG of pages [first_page, first_page + num_pages) of a

@@ -33,6 +33,9 @@ bool arch_guest_mode_supported(enum guest_mode m);
 enum guest_mode arch_guest_mode_default(void);
 
 const char *guest_mode_name(enum guest_mode m);	/* "PA-bits:52, VA-bits:48, 4K pages" */
+/* The mode's guest physical address bits (0 for PXX: the host's) and base page size. */
+unsigned int guest_mode_pa_bits(enum guest_mode m);
+unsigned int guest_mode_page_size(enum guest_mode m);
 bool guest_mode_supported(enum guest_mode m);	/* on this build's ARCH */
 enum guest_mode guest_mode_default(void);
 /* Parse -m; an unknown or unsupported mode is a one-line usage error listing the supported ones. */

@@ -13,6 +13,7 @@
 
 #include "kvm_compat.h"
 #include "backing.h"
+#include "guest_modes.h"
 #include "test_util.h"
 #include "processor.h"		/* arch: struct vm_arch, struct vcpu_arch */
 
@@ -70,6 +71,7 @@ struct kvm_vcpu {
 struct kvm_vm {
 	int kvm_fd;
 	int fd;
+	enum guest_mode mode;		/* -m */
 	unsigned int page_size;		/* guest base page size */
 	unsigned int pa_bits, va_bits;
 	uint32_t max_vcpus;
@@ -100,6 +102,8 @@ void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
  * and the arch's paging/descriptor setup done.  No vCPUs yet.
  */
 struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages);
+/* The same in guest mode `mode` (vm_create(): the arch's default mode). */
+struct kvm_vm *vm_create_mode(enum guest_mode mode, uint32_t nr_vcpus, uint64_t extra_pages);
 /*
  * Called by vm_create() right after KVM_CREATE_VM, before slot 0 exists:
  * for VM capabilities KVM only accepts while no memslot exists (e.g.
@@ -182,6 +186,11 @@ int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
 const char *kvm_ioctl_advice(const char *name, int err);
 
 /* ---- arch hooks (lib/<arch>/processor.c) ---- */
+/*
+ * KVM_CREATE_VM's machine type for vm->mode (arm64: the IPA size).  A weak
+ * default returns ARCH_VM_TYPE.
+ */
+unsigned long arch_vm_type(struct kvm_vm *vm);
 /* Allocate the page-table root (before the binary is mapped). */
 void arch_vm_pgtable_init(struct kvm_vm *vm);
 /* Everything else a VM needs before vCPUs: descriptors, arch state. */
@@ -191,9 +200,9 @@ void arch_vcpu_args_set(struct kvm_vcpu *vcpu, int n, const uint64_t *args);
 void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size);
 /*
  * Guest page tables the guest edits itself (tlbie_bench): a new top-level
- * table sharing everything mapped so far; a last-level table (pt_gpa, one
- * page) installed for the 2M-aligned range at gva under root; a vCPU
- * switched to root.
+ * table sharing everything mapped so far (a weak default copies the VM's
+ * root table); a last-level table (pt_gpa, one page) installed for the
+ * 2M-aligned range at gva under root; a vCPU switched to root.
  */
 uint64_t arch_vm_new_root(struct kvm_vm *vm);
 void arch_virt_install_pt(struct kvm_vm *vm, uint64_t root, uint64_t gva, uint64_t pt_gpa);

@@ -45,6 +45,14 @@ struct memstress_guest_args {
 	uint64_t stamp_every;		/* 0: no progress stamps */
 	uint64_t stamp_len;		/* ring entries, a power of two */
 	volatile uint32_t stop;		/* ends the current pass early */
+	/*
+	 * memstress_touch_extra(): vCPU 0 writes every page of a region outside
+	 * the test memory once, before its next pass.
+	 */
+	uint64_t extra_gva, extra_pages;
+	volatile uint64_t extra_req;	/* host: the request to serve */
+	volatile uint64_t extra_done;	/* guest: the request served last */
+	volatile uint64_t extra_written; /* guest: pages it wrote for it */
 	struct memstress_vcpu_args vcpu_args[KMP_MAX_VCPUS];
 };
 
@@ -53,6 +61,7 @@ void memstress_guest_code(uint32_t vcpu_idx);
 
 /* ---- host ---- */
 struct memstress_params {
+	enum guest_mode mode;		/* -m */
 	uint32_t nr_vcpus;		/* -v */
 	uint64_t vcpu_bytes;		/* -b: per vCPU (the whole region with -o) */
 	const char *vcpu_bytes_text;	/* -b as typed, for error messages (or NULL) */
@@ -113,7 +122,7 @@ struct memstress {
 	bool started;
 };
 
-/* Fill defaults: 1 vCPU, 1G, anonymous, 1 slot, 100% writes, seed 1, 4K. */
+/* Fill defaults: the arch's guest mode, 1 vCPU, 1G, anonymous, 1 slot, 100% writes, seed 1, 4K. */
 void memstress_params_init(struct memstress_params *p);
 /*
  * The shared options -b -m -o -s -v, as upstream: true when opt was one of
@@ -153,6 +162,14 @@ void memstress_wait_pass(struct memstress *ms, uint64_t iteration);
 uint64_t memstress_next_iteration(struct memstress *ms);
 /* Let lockstep vCPUs run passes back to back from now on (e.g. upstream's -e). */
 void memstress_run_free(struct memstress *ms);
+/*
+ * Nonstop, after the first release: have vCPU 0 write every page of
+ * [gva, gva + pages guest pages) once, between two of its passes, and wait
+ * until it has.  The region is one the workload never touches otherwise
+ * (zap_latency's trigger slot), mapped in the guest.  Returns the pages the
+ * guest wrote.
+ */
+uint64_t memstress_touch_extra(struct memstress *ms, uint64_t gva, uint64_t pages);
 /* Nonstop: change the iteration stamped into pages from now on. */
 void memstress_set_iteration(struct memstress *ms, uint64_t iteration);
 /* Pages touched right now, from the guest's live counters (mid-pass too). */

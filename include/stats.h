@@ -60,5 +60,12 @@ void stats_delta_json(const struct kvm_stats *st, const struct stats_snapshot *b
 /* Print "# name: delta" lines for the stats that changed. */
 void stats_delta_print(const struct kvm_stats *st, const struct stats_snapshot *before,
 		       const struct stats_snapshot *after, const char *prefix);
+/*
+ * "# heading:" and then "#   name: delta" for each stat that changed; with
+ * none, one line: "# heading: none changed", or "...: none on this host"
+ * when there are no stats to read.
+ */
+void stats_delta_print_section(const struct kvm_stats *st, const struct stats_snapshot *before,
+			       const struct stats_snapshot *after, const char *heading);
 
 #endif

@@ -19,6 +19,7 @@
 #define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define SZ_4K (1ULL << 12)
+#define SZ_64K (1ULL << 16)
 #define SZ_2M (1ULL << 21)
 #define SZ_1G (1ULL << 30)
 

@@ -8,6 +8,7 @@
 #define KMP_UCALL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum {
@@ -72,6 +73,11 @@ struct kvm_vcpu;
 uint64_t get_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
 /* Host-side gva of the ucall struct for this exit, or 0 (per arch). */
 uint64_t ucall_arch_gva(struct kvm_vcpu *vcpu);
+/*
+ * Whether the vCPU's last exit is a ucall, without reading it: no ioctl, for
+ * loops that only re-enter the guest (bench/).  Weak default: ucall_arch_gva().
+ */
+bool ucall_exit(struct kvm_vcpu *vcpu);
 /* Fail the test with the guest's file, line, expression and values. */
 void __attribute__((noreturn)) ucall_report_abort(struct kvm_vcpu *vcpu, const struct ucall *uc);
 /*

@@ -2,9 +2,15 @@
 /* KVM_GET_DIRTY_LOG / KVM_CLEAR_DIRTY_LOG on memslots, and the bitmaps they fill. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dirty_log.h"
 #include "kvm_util.h"
+
+uint64_t dirty_log_page_size(void)
+{
+	return getpagesize();
+}
 
 uint64_t *bitmap_alloc(uint64_t pages)
 {

@@ -26,9 +26,40 @@ static const char *const names[NUM_VM_MODES] = {
 	[VM_MODE_P36V47_16K] = "PA-bits:36, VA-bits:47, 16K pages",
 };
 
+static const struct {
+	unsigned int pa_bits, page_size;
+} params[NUM_VM_MODES] = {
+	[VM_MODE_P52V48_4K] = { 52, 0x1000 },
+	[VM_MODE_P52V48_16K] = { 52, 0x4000 },
+	[VM_MODE_P52V48_64K] = { 52, 0x10000 },
+	[VM_MODE_P48V48_4K] = { 48, 0x1000 },
+	[VM_MODE_P48V48_16K] = { 48, 0x4000 },
+	[VM_MODE_P48V48_64K] = { 48, 0x10000 },
+	[VM_MODE_P40V48_4K] = { 40, 0x1000 },
+	[VM_MODE_P40V48_16K] = { 40, 0x4000 },
+	[VM_MODE_P40V48_64K] = { 40, 0x10000 },
+	[VM_MODE_PXXV48_4K] = { 0, 0x1000 },
+	[VM_MODE_P47V64_4K] = { 47, 0x1000 },
+	[VM_MODE_P44V64_4K] = { 44, 0x1000 },
+	[VM_MODE_P36V48_4K] = { 36, 0x1000 },
+	[VM_MODE_P36V48_16K] = { 36, 0x4000 },
+	[VM_MODE_P36V48_64K] = { 36, 0x10000 },
+	[VM_MODE_P36V47_16K] = { 36, 0x4000 },
+};
+
 const char *guest_mode_name(enum guest_mode m)
 {
 	return m < NUM_VM_MODES ? names[m] : "?";
+}
+
+unsigned int guest_mode_pa_bits(enum guest_mode m)
+{
+	return m < NUM_VM_MODES ? params[m].pa_bits : 0;
+}
+
+unsigned int guest_mode_page_size(enum guest_mode m)
+{
+	return m < NUM_VM_MODES ? params[m].page_size : 0;
 }
 
 bool guest_mode_supported(enum guest_mode m)

@@ -43,6 +43,9 @@ const char *kvm_ioctl_advice(const char *name, int err)
 		return "gpa, size and host address must be page aligned; the slot id must be below KVM_CAP_NR_MEMSLOTS";
 	if (err == EINVAL && strstr(name, "CREATE_VCPU"))
 		return "the vCPU id is above KVM_CAP_MAX_VCPU_ID";
+	if (err == EFAULT && strstr(name, "MEMORY_REGION"))
+		return "the host mapping is not accessible, or (arm64) the slot ends beyond the "
+		       "VM's IPA size (the guest mode, -m)";
 	if (err == EFAULT)
 		return "KVM could not access userspace memory: check the backing mapping";
 	if (err == ENXIO || err == ENOTTY)
@@ -235,26 +238,54 @@ uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size)
 	return vm_vaddr_map(vm, vm_phy_pages_alloc(vm, DIV_ROUND_UP(size, vm->page_size)), size);
 }
 
+/*
+ * Arches whose guest page tables are a radix tree (x86_64, arm64): a new
+ * top-level table, a copy of the VM's, so it shares every lower table and
+ * everything mapped so far (code, data, stacks).  powerpc has its own.
+ */
+uint64_t __attribute__((weak)) arch_vm_new_root(struct kvm_vm *vm)
+{
+	uint64_t root = vm_phy_pages_alloc(vm, 1);
+
+	memcpy(addr_gpa2hva(vm, root), addr_gpa2hva(vm, vm->pgd), vm->page_size);
+	return root;
+}
+
 /* ---- VM ---- */
 
 void (*vm_create_hook)(struct kvm_vm *vm);
 
+/* Arches with one VM type for every mode keep this default. */
+unsigned long __attribute__((weak)) arch_vm_type(struct kvm_vm *vm)
+{
+	return ARCH_VM_TYPE;
+}
+
 struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
+{
+	return vm_create_mode(guest_mode_default(), nr_vcpus, extra_pages);
+}
+
+struct kvm_vm *vm_create_mode(enum guest_mode mode, uint32_t nr_vcpus, uint64_t extra_pages)
 {
 	struct kvm_vm *vm = calloc(1, sizeof(*vm));
 	uint64_t sys_pages;
 	int ret;
 
 	TEST_ASSERT(vm, "out of memory");
+	TEST_ASSERT(guest_mode_supported(mode), "guest mode %d (%s) is not supported here",
+		    mode, guest_mode_name(mode));
 	vm->kvm_fd = kvm_dev_fd();
-	vm->page_size = 4096;
+	vm->mode = mode;
+	vm->page_size = guest_mode_page_size(mode);
 	vm->max_vcpus = kvm_check_cap(KVM_CAP_MAX_VCPUS) ?: kvm_check_cap(KVM_CAP_NR_VCPUS);
 	vm->max_memslots = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
 	TEST_ASSERT(nr_vcpus <= vm->max_vcpus && nr_vcpus <= KMP_MAX_VCPUS,
 		    "%u vCPUs requested; KVM allows %u", nr_vcpus, vm->max_vcpus);
 
-	ret = ioctl(vm->kvm_fd, KVM_CREATE_VM, ARCH_VM_TYPE);
-	TEST_ASSERT(ret >= 0, "KVM_CREATE_VM failed: %s%s", strerror(errno),
+	ret = ioctl(vm->kvm_fd, KVM_CREATE_VM, arch_vm_type(vm));
+	TEST_ASSERT(ret >= 0, "KVM_CREATE_VM (type 0x%lx) failed: %s%s", arch_vm_type(vm),
+		    strerror(errno),
 		    errno == ENOMEM ? "; the host is out of memory" :
 		    errno == EBUSY ? "; another hypervisor owns virtualization" : "");
 	vm->fd = ret;
@@ -270,7 +301,8 @@ struct kvm_vm *vm_create(uint32_t nr_vcpus, uint64_t extra_pages)
 	sys_pages = (64ULL << 20) / vm->page_size + arch_page_table_pages(extra_pages) +
 		    (uint64_t)nr_vcpus * ((VCPU_STACK_SIZE + VCPU_DATA_SIZE) / vm->page_size + 1);
 	/* Memslots are whole host pages (64K on most powerpc hosts). */
-	sys_pages = ALIGN_UP(sys_pages, (uint64_t)getpagesize() / vm->page_size);
+	if ((uint64_t)getpagesize() > vm->page_size)
+		sys_pages = ALIGN_UP(sys_pages, (uint64_t)getpagesize() / vm->page_size);
 	vm_mem_add(vm, SRC_ANONYMOUS, 0, SYS_SLOT, sys_pages * vm->page_size, 0);
 	/* Leave gpa 0 unused so a stray null pointer is never a valid page. */
 	vm->sys_gpa_next = vm->page_size;

@@ -2,6 +2,7 @@
 /* Host half of memstress: build the VM, run vCPU threads in lockstep or nonstop. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "host_state.h"
 #include "memstress.h"
@@ -13,6 +14,7 @@
 void memstress_params_init(struct memstress_params *p)
 {
 	*p = (struct memstress_params){
+		.mode = guest_mode_default(),
 		.nr_vcpus = 1,
 		.vcpu_bytes = 1ULL << 30,
 		.src = DEFAULT_BACKING_SRC,
@@ -44,13 +46,21 @@ uint32_t memstress_max_slots(void)
 	return max - MEMSTRESS_FIRST_SLOT;	/* slot 0 is the system slot */
 }
 
-/* Test memory in bytes: per vCPU (or shared), aligned for the source and slots. */
+/* The guest mappings of test memory: guest_map_size, or the mode's larger base page. */
+static uint64_t guest_map_size(const struct memstress_params *p)
+{
+	uint64_t page = guest_mode_page_size(p->mode);
+
+	return p->guest_map_size > page ? p->guest_map_size : page;
+}
+
+/* Test memory in bytes: per vCPU (or shared), aligned for the source, mappings and slots. */
 static uint64_t memstress_total_bytes(const struct memstress_params *p)
 {
 	uint64_t align = backing_src_page_size(p->src), total;
 
-	if (align < p->guest_map_size)
-		align = p->guest_map_size;
+	if (align < guest_map_size(p))
+		align = guest_map_size(p);
 	total = ALIGN_UP(p->vcpu_bytes, SZ_4K);
 	if (!p->shared)
 		total *= p->nr_vcpus;
@@ -115,7 +125,7 @@ struct memstress *memstress_create(const struct memstress_params *p)
 
 	pages = total / SZ_4K;
 	ms->p = *p;
-	ms->vm = vm = vm_create(p->nr_vcpus, pages);
+	ms->vm = vm = vm_create_mode(p->mode, p->nr_vcpus, pages);
 	ms->gpa = arch_test_mem_gpa(vm);
 	ms->size = total;
 	ms->slot_size = total / p->slots;
@@ -130,7 +140,7 @@ struct memstress *memstress_create(const struct memstress_params *p)
 		vm_mem_add(vm, p->src, gpa, memstress_slot(ms, i), ms->slot_size, p->slot_flags);
 	}
 	/* Identity map: gva == gpa. */
-	virt_map(vm, ms->gpa, ms->gpa, total, p->guest_map_size);
+	virt_map(vm, ms->gpa, ms->gpa, total, guest_map_size(p));
 
 	memstress_args.page_size = SZ_4K;
 	memstress_args.write_percent = p->write_percent;
@@ -312,6 +322,28 @@ uint64_t memstress_next_iteration(struct memstress *ms)
 	pthread_cond_broadcast(&ms->release);
 	pthread_mutex_unlock(&ms->lock);
 	return it;
+}
+
+uint64_t memstress_touch_extra(struct memstress *ms, uint64_t gva, uint64_t pages)
+{
+	struct memstress_guest_args *a = ms->gargs;
+	uint64_t req = a->extra_req + 1;
+	struct timespec start = ts_now();
+
+	TEST_ASSERT(ms->started && ms->free_running,
+		    "memstress_touch_extra(): the vCPUs must be running nonstop");
+	a->extra_gva = gva;
+	a->extra_pages = pages;
+	__atomic_store_n(&a->extra_req, req, __ATOMIC_RELEASE);
+	/* vCPU 0 serves it before its next pass (the watchdog watches it meanwhile). */
+	while (__atomic_load_n(&a->extra_done, __ATOMIC_ACQUIRE) != req) {
+		TEST_ASSERT(!ms->stop, "memstress_touch_extra(): the vCPUs were stopped");
+		TEST_ASSERT(ts_to_ns(ts_elapsed(start)) < 60 * 1000000000ULL,
+			    "vCPU 0 did not write the %lu pages at gva 0x%lx within 60 s",
+			    (unsigned long)pages, (unsigned long)gva);
+		usleep(1000);
+	}
+	return a->extra_written;
 }
 
 void memstress_set_iteration(struct memstress *ms, uint64_t iteration)

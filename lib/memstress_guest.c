@@ -136,6 +136,17 @@ static uint64_t pass_general(struct memstress_guest_args *a, struct memstress_vc
 	return i;
 }
 
+/* memstress_touch_extra()'s request: every page of the extra region, written once. */
+static void touch_extra(struct memstress_guest_args *a)
+{
+	uint64_t req = __atomic_load_n(&a->extra_req, __ATOMIC_ACQUIRE), n;
+
+	for (n = 0; n < a->extra_pages; n++)
+		*(volatile uint64_t *)(a->extra_gva + n * a->page_size) = req;
+	a->extra_written = n;
+	__atomic_store_n(&a->extra_done, req, __ATOMIC_RELEASE);
+}
+
 void memstress_guest_code(uint32_t vcpu_idx)
 {
 	struct memstress_guest_args *a = &memstress_args;
@@ -148,6 +159,8 @@ void memstress_guest_code(uint32_t vcpu_idx)
 	for (;;) {
 		uint64_t iteration = a->iteration, reads = 0, writes = 0, i;
 
+		if (!vcpu_idx && a->extra_req != a->extra_done)
+			touch_extra(a);
 		if (!a->random_access && a->write_percent == 100 && !a->stamp_every)
 			writes = i = pass_in_order_writes(a, va, iteration);
 		else

@@ -15,7 +15,7 @@ bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg)
 		p->vcpu_bytes_text = arg;
 		return true;
 	case 'm':
-		guest_mode_parse_opt("-m", arg);
+		p->mode = guest_mode_parse_opt("-m", arg);
 		return true;
 	case 'o':
 		p->shared = true;

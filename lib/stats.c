@@ -174,3 +174,24 @@ void stats_delta_print(const struct kvm_stats *st, const struct stats_snapshot *
 			ksft_print_msg("%s%s: %+ld\n", prefix, d->name, (long)delta);
 	}
 }
+
+void stats_delta_print_section(const struct kvm_stats *st, const struct stats_snapshot *before,
+			       const struct stats_snapshot *after, const char *heading)
+{
+	size_t scalars = 0, changed = 0;
+
+	for (size_t i = 0; i < st->hdr.num_desc; i++) {
+		struct kvm_stats_desc *d = stats_desc(st, i);
+
+		if (is_scalar(d)) {
+			scalars++;
+			changed += desc_delta(d, before, after) != 0;
+		}
+	}
+	if (changed) {
+		ksft_print_msg("%s:\n", heading);
+		stats_delta_print(st, before, after, "  ");
+	} else {
+		ksft_print_msg("%s: %s\n", heading, scalars ? "none changed" : "none on this host");
+	}
+}

@@ -5,6 +5,12 @@
 #include "kvm_util.h"
 #include "ucall.h"
 
+/* Where ucall_arch_gva() reads nothing through an ioctl (arm64, powerpc), it is cheap. */
+bool __attribute__((weak)) ucall_exit(struct kvm_vcpu *vcpu)
+{
+	return ucall_arch_gva(vcpu) != 0;
+}
+
 uint64_t get_ucall(struct kvm_vcpu *vcpu, struct ucall *uc)
 {
 	uint64_t gva = ucall_arch_gva(vcpu);

@@ -48,7 +48,7 @@ void guest_unmapped_load(uint64_t gva)
 	GUEST_DONE();
 }
 
-/* A write to a gpa outside every memslot: an unexpected MMIO exit. */
+/* A write of 0xabcd: outside every memslot, an unexpected MMIO exit. */
 void guest_mmio_write(uint64_t gva)
 {
 	*(volatile uint64_t *)gva = 0xabcd;

@@ -187,7 +187,7 @@ static void run(void)
 
 static void print_results(void)
 {
-	char line[512];
+	char line[512] = "none on this host";
 	size_t len = 0;
 
 	printf("total throughput: %.1fK/sec\n", total_rate() / 1000);
@@ -205,8 +205,7 @@ static void print_results(void)
 		ksft_print_msg("%s\n", tb_arch_note);
 	if (tb_arch_figures)
 		tb_arch_figures(&tb, NULL);
-	ksft_print_msg("VM MMU stats over the run:\n");
-	stats_delta_print(&vm_stats, &vm_before, &vm_after, "  ");
+	stats_delta_print_section(&vm_stats, &vm_before, &vm_after, "VM MMU stats over the run");
 }
 
 /* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */

@@ -19,15 +19,18 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -t: seconds to run (default: 5)\n"
 	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
 	       " --pages: pages each fork maps, protects, copies and unmaps (default: 16)\n"
-	       " --flush: page: invalidate each page (INVLPG); full: one full flush\n"
-	       "     (CR3 reload) per fork; hv: Hyper-V flush hypercalls, where the host\n"
-	       "     offers KVM_CAP_HYPERV_TLBFLUSH (default: page)\n"
+	       " --flush: %s\n"
+	       "     hv: Hyper-V flush hypercalls, where the host offers\n"
+	       "     KVM_CAP_HYPERV_TLBFLUSH (default: page)\n"
 	       " --shared: all vCPUs in one address space, disjoint entries of shared tables\n"
 	       " --profile: sample the host's kernel with perf during the run; print the top\n"
 	       "     symbols\n"
-	       " --json FILE: write the result record to FILE\n");
+	       " --json FILE: write the result record to FILE\n",
+	       tb_arch_flush_help ?: "page: invalidate each page; full: one full invalidation per fork;");
 	exit(0);
 }
+
+const char *tb_arch_flush_help __attribute__((weak));
 
 const char *tb_flush_name(enum tb_flush f)
 {

@@ -38,6 +38,11 @@ void tb_setup(struct tb *t);
  */
 extern const char *tb_arch_note;
 /*
+ * -h: what --flush page and full do on this arch (NULL: a generic text).
+ * tlbie_bench/<arch>/ may define it; options.c has a weak NULL default.
+ */
+extern const char *tb_arch_flush_help;
+/*
  * Figures only this arch measures: printed with the results (j NULL) and
  * added to the record.  Weak: NULL unless tlbie_bench/<arch>/ defines it.
  */

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "dirty_log.h"
 #include "host_desc.h"
 #include "interrupt.h"
 #include "report.h"
@@ -13,7 +14,12 @@
 
 #define STAMP_EVERY_PAGES 4
 #define STAMP_RING (1ULL << 16)	/* 512 KiB: within VCPU_DATA_SIZE */
-#define EXTRA_SLOT_BYTES SZ_2M
+
+/* x86: a memslot change zaps every MMU page (--zap-all off: only the slot's). */
+bool __attribute__((weak)) zl_arch_slot_only(void)
+{
+	return false;
+}
 
 static struct zl zl;
 static int saved_argc;
@@ -38,7 +44,16 @@ static void setup(struct zl *z)
 	z->extra_slot = memstress_slot(ms, z->o.ms.slots);
 	z->extra_gpa = ALIGN_UP(ms->gpa + ms->size, SZ_1G);
 	z->extra_moved_gpa = z->extra_gpa + SZ_1G;
-	vm_mem_add(ms->vm, SRC_ANONYMOUS, z->extra_gpa, z->extra_slot, EXTRA_SLOT_BYTES, 0);
+	/* Where only the slot is unmapped, it must hold mappings to unmap. */
+	z->slot_only = zl_arch_slot_only() || z->o.zap_all == ZAP_ALL_OFF;
+	vm_mem_add(ms->vm, SRC_ANONYMOUS, z->extra_gpa, z->extra_slot, ZL_SLOT_BYTES,
+		   z->slot_only ? KVM_MEM_LOG_DIRTY_PAGES : 0);
+	if (z->slot_only) {
+		/* The guest writes it (at gva == gpa); its dirty log says what KVM mapped. */
+		virt_map(ms->vm, z->extra_gpa, z->extra_gpa, ZL_SLOT_BYTES, SZ_4K);
+		z->slot_log_page = dirty_log_page_size();
+		z->slot_bitmap = bitmap_alloc(ZL_SLOT_BYTES / z->slot_log_page);
+	}
 	zl_apply_zap_all(z);
 	memstress_enable_stamps(ms, STAMP_EVERY_PAGES, STAMP_RING);
 	z->clock_hz = arch_guest_clock_hz(ms->vm->vcpus[0]);
@@ -56,6 +71,11 @@ static void setup(struct zl *z)
 		       !kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) ? "none on this host" :
 		       z->o.zap_all == ZAP_ALL_OFF ? "disabled" :
 		       z->o.zap_all == ZAP_ALL_ON ? "enabled" : "kernel default");
+	if (z->slot_only)
+		ksft_print_msg("a memslot change unmaps only that slot here: before each zap the "
+			       "guest writes the slot's %lu 4K pages, and KVM's dirty log of the slot "
+			       "counts the pages it mapped for them\n",
+			       (unsigned long)(ZL_SLOT_BYTES / SZ_4K));
 	zl_trace_setup(z);
 	if (z->traced)
 		ksft_print_msg("tracing: %s MMU events in %s\n", z->tdp ? "TDP" : "shadow",
@@ -131,5 +151,6 @@ int main(int argc, char **argv)
 	stats_close(&zl.vm_stats);
 	memstress_destroy(zl.ms);
 	free(zl.zaps);
+	free(zl.slot_bitmap);
 	ksft_finished();
 }

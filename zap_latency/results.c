@@ -22,6 +22,7 @@ static double us(uint64_t ns)
 void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 {
 	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
+	char page[16];
 
 	/* The seed's form: its printk lines, latency in hex ns. */
 	if (zap->traced) {
@@ -37,6 +38,12 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: not counted (this "
 			       "host's KVM has no mmu_shadow_zapped or pages_4k/2m/1g stats)\n",
 			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns));
+	if (z->slot_only)
+		ksft_print_msg("  unmapped: the %s slot's %lu pages (%s each) KVM had mapped, by its "
+			       "dirty log of the %lu 4K pages the guest wrote before the trigger\n",
+			       "2M", (unsigned long)zap->slot_mapped,
+			       size_format(z->slot_log_page, page, sizeof(page)),
+			       (unsigned long)zap->slot_written);
 	if (zap->traced)
 		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), %lu lock break(s) observed "
 			       "(a lower bound), used_pages %lu, %lu page zap events, %lu vCPU "
@@ -90,25 +97,35 @@ static uint64_t get_breaks(const struct zl_zap *zap) { return zap->lock_breaks; 
 static uint64_t get_zapped(const struct zl_zap *zap) { return zap->shadow_zapped; }
 static uint64_t get_stall(const struct zl_zap *zap) { return zap->during.max; }
 static uint64_t get_refault(const struct zl_zap *zap) { return ts_to_ns(zap->refault); }
+static uint64_t get_slot_mapped(const struct zl_zap *zap) { return zap->slot_mapped; }
 
 static const struct {
 	const char *name, *unit;
 	uint64_t (*get)(const struct zl_zap *);
 	bool traced;		/* needs the trace */
 	bool mmu_stats;		/* needs the MMU page stats */
+	bool slot_only;		/* only for slot-only zaps: left out of other records */
 } figures[] = {
-	{ "ioctl_latency", "ns", get_ioctl, false, false },
-	{ "kernel_zap_window", "ns", get_window, true, false },
-	{ "lock_breaks", "breaks", get_breaks, true, false },
-	{ "mmu_shadow_zapped", "pages", get_zapped, false, true },
-	{ "guest_stall_max", "ns", get_stall, false, false },
-	{ "refault_time", "ns", get_refault, false, false },
+	{ "ioctl_latency", "ns", get_ioctl, false, false, false },
+	{ "kernel_zap_window", "ns", get_window, true, false, false },
+	{ "lock_breaks", "breaks", get_breaks, true, false, false },
+	{ "mmu_shadow_zapped", "pages", get_zapped, false, true, false },
+	{ "slot_pages_mapped", "pages", get_slot_mapped, false, false, true },
+	{ "guest_stall_max", "ns", get_stall, false, false, false },
+	{ "refault_time", "ns", get_refault, false, false, false },
 };
+
+/* Whether figure f means anything for this run's host. */
+static bool figure_applies(const struct zl *z, size_t f)
+{
+	return !figures[f].slot_only || z->slot_only;
+}
 
 /* Whether this run could measure figure f. */
 static bool figure_measured(const struct zl *z, size_t f)
 {
-	return (!figures[f].traced || z->traced) && (!figures[f].mmu_stats || z->mmu_stats);
+	return figure_applies(z, f) && (!figures[f].traced || z->traced) &&
+	       (!figures[f].mmu_stats || z->mmu_stats);
 }
 
 void zl_print_summary(const struct zl *z)
@@ -147,6 +164,8 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 	json_string(&j, "zap_all", z->o.zap_all == ZAP_ALL_OFF ? "off" :
 			       z->o.zap_all == ZAP_ALL_ON ? "on" : "default");
 	json_string(&j, "mmu", z->mmu);
+	if (z->slot_only)
+		json_bool(&j, "slot_populated", true);
 	json_bool(&j, "traced", z->traced);
 	json_string(&j, "trace_unavailable", z->traced ? NULL : z->trace_why);
 	json_object_end(&j);
@@ -157,6 +176,10 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		uint64_t s[3] = {};
 
 		TEST_ASSERT(v, "out of memory");
+		if (!figure_applies(z, f)) {
+			free(v);
+			continue;
+		}
 		if (!figure_measured(z, f)) {
 			record_figure(&j, figures[f].name, figures[f].unit, NAN, NULL, 0);
 			free(v);
@@ -183,6 +206,11 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		if (z->mmu_stats) {
 			json_i64(&j, "mmu_shadow_zapped", zap->shadow_zapped);
 			json_i64(&j, "mappings_dropped", zap->pages_dropped);
+		}
+		if (z->slot_only) {
+			json_u64(&j, "slot_pages_written", zap->slot_written);
+			json_u64(&j, "slot_pages_mapped", zap->slot_mapped);
+			json_u64(&j, "slot_page_bytes", z->slot_log_page);
 		}
 		json_bool(&j, "traced", zap->traced);
 		json_u64(&j, "kernel_zap_window_ns", zap->window_ns);

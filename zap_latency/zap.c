@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "dirty_log.h"
 #include "report.h"
 #include "zl.h"
 
@@ -131,6 +132,19 @@ static void untrigger(struct zl *z)
 		vm_mem_region_move(z->ms->vm, z->extra_slot, z->extra_gpa);
 }
 
+/*
+ * Slot-only zaps: the guest writes every page of the trigger slot (the
+ * vCPUs stay off it otherwise), so KVM maps them; the slot's dirty log
+ * counts the pages KVM mapped writable since the slot was (re)created.
+ * Fetching it write-protects them: they stay mapped until the trigger.
+ */
+static void populate_slot(struct zl *z, struct zl_zap *zap)
+{
+	zap->slot_written = memstress_touch_extra(z->ms, z->extra_gpa, ZL_SLOT_BYTES / SZ_4K);
+	vm_get_dirty_log(z->ms->vm, z->extra_slot, z->slot_bitmap);
+	zap->slot_mapped = bitmap_weight(z->slot_bitmap, ZL_SLOT_BYTES / z->slot_log_page);
+}
+
 /* Until the vCPUs touch pages at 90% of their warm rate again (or give up). */
 static void time_refault(struct zl *z, struct zl_zap *zap, double warm_rate, struct timespec t1)
 {
@@ -155,6 +169,8 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap)
 	double warm_rate;
 
 	TEST_ASSERT(before && start && end, "out of memory");
+	if (z->slot_only)
+		populate_slot(z, zap);
 	zl_wait_warm(z);
 	/* The warm rate, and the stall figures outside a zap, over the same window. */
 	stamp_indexes(z, before);

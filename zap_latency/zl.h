@@ -11,6 +11,19 @@
 #include "stats.h"
 #include "trace.h"
 
+/* The small memslot the triggers delete or move. */
+#define ZL_SLOT_BYTES SZ_2M
+
+/*
+ * Whether a memslot delete or move unmaps only that slot's own pages (arm64:
+ * its stage-2 range) rather than every MMU page (x86, the slot zap-all
+ * quirk).  Then the guest writes every page of the trigger slot before each
+ * zap, so that the trigger has mappings to unmap, and KVM's dirty log of the
+ * slot counts them.  zap_latency/<arch>/ may define it; main.c has a weak
+ * default, false.
+ */
+bool zl_arch_slot_only(void);
+
 enum zl_trigger { TRIGGER_DELETE, TRIGGER_MOVE };
 enum zl_zap_all { ZAP_ALL_DEFAULT, ZAP_ALL_ON, ZAP_ALL_OFF };
 
@@ -45,6 +58,9 @@ struct zl_zap {
 	struct zl_gaps during, outside;
 	struct timespec refault;	/* until the vCPUs are back to their rate */
 	bool refault_done;
+	/* Slot-only zaps: the trigger slot's pages before the trigger. */
+	uint64_t slot_written;		/* 4K pages the guest wrote to it */
+	uint64_t slot_mapped;		/* dirty-log pages KVM mapped for them */
 };
 
 struct zl {
@@ -54,6 +70,9 @@ struct zl {
 	const char *mmu;		/* as host_desc says */
 	uint32_t extra_slot;		/* the small slot the triggers use */
 	uint64_t extra_gpa, extra_moved_gpa;
+	bool slot_only;			/* zl_arch_slot_only: the slot is populated first */
+	uint64_t *slot_bitmap;		/* its dirty log */
+	uint64_t slot_log_page;		/* dirty_log_page_size(): the host's page */
 	uint64_t clock_hz;		/* guest_clock() rate */
 	struct kvm_stats vm_stats;
 	bool mmu_stats;			/* the VM stats count MMU pages (x86's mmu_shadow_zapped) */

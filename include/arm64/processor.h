@@ -1,28 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * arm64: EL1 guest definitions shared by host and guest code.  The guest
- * runs with stage-1 translation on (4K granule, 48-bit VA, 4 levels, TTBR0
- * only), tables built by the host before the first KVM_RUN.
+ * runs with stage-1 translation on (48-bit VA through TTBR0 only; 4K
+ * granule, 4 levels, or 64K, 3 levels, as the guest mode says), tables
+ * built by the host before the first KVM_RUN.
  */
 #ifndef KMP_ARM64_PROCESSOR_H
 #define KMP_ARM64_PROCESSOR_H
 
 /*
- * The ucall doorbell: the last page of the default VM type's 40-bit IPA
- * space, which no memslot covers, seen by the guest as Device memory at
- * UCALL_MMIO_GVA (in TTBR0's first 512G, so that tlbie_bench's private roots
- * keep L0 entry 1 to themselves).  The guest stores the ucall struct's gva
+ * The ucall doorbell: the last 64K of the default VM type's 40-bit IPA
+ * space (a whole page with either granule), which no memslot covers, seen
+ * by the guest as Device memory at UCALL_MMIO_GVA (in TTBR0's first 512G,
+ * so that tlbie_bench's private roots keep L0 entry 1 to themselves).  The guest stores the ucall struct's gva
  * at offset 0; its exception vectors store the vector offset at
  * UCALL_EXC_OFFSET.  (No ULL: lib/arm64/vectors.S uses them.)
  */
-#define UCALL_MMIO_GPA 0xfffffff000
+#define UCALL_MMIO_GPA 0xffffff0000
 #define UCALL_MMIO_GVA 0x7fff000000
 #define UCALL_EXC_OFFSET 8
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
-/* Stage-1 descriptor bits (VMSAv8-64, 4K granule). */
+/* Stage-1 descriptor bits (VMSAv8-64, 4K or 64K granule). */
 #define PTE_VALID (1ULL << 0)
 #define PTE_TABLE (1ULL << 1)		/* L0-L2: next-level table; L3: page */
 #define PTE_PAGE (1ULL << 1)

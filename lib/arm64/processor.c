@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * arm64 guests: a vCPU at EL1 whose stage-1 MMU is already on at the first
- * KVM_RUN (4K granule, 48-bit VA, 4 levels through TTBR0), so the test
- * binary runs at its host link address as on x86_64.  RAM is Normal
+ * KVM_RUN (48-bit VA through TTBR0, the guest mode's 4K or 64K granule), so
+ * the test binary runs at its host link address as on x86_64.  RAM is Normal
  * write-back; the ucall doorbell page is Device memory.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "guest_modes.h"
 #include "kvm_util.h"
 #include "ucall.h"
 
 /* System registers, as ARM64_SYS_REG(op0, op1, CRn, CRm, op2). */
+#define SYS_ID_AA64MMFR0_EL1 ARM64_SYS_REG(3, 0, 0, 7, 0)
 #define SYS_SCTLR_EL1 ARM64_SYS_REG(3, 0, 1, 0, 0)
 #define SYS_CPACR_EL1 ARM64_SYS_REG(3, 0, 1, 0, 2)
 #define SYS_TTBR0_EL1 ARM64_SYS_REG(3, 0, 2, 0, 0)
@@ -37,22 +39,28 @@
 #define CPACR_FPEN (3ULL << 20)		/* no FP/SIMD traps: compiled C uses q registers */
 
 /*
- * TCR_EL1: T0SZ 16 (48-bit VA), walks Normal WB inner shareable, TG0 4K,
- * TTBR1 walks off (EPD1; TG1 4K to avoid the reserved encoding), IPS 40 bits.
+ * TCR_EL1: T0SZ 16 (48-bit VA), walks Normal WB inner shareable, TG0 the
+ * mode's granule (4K or 64K), TTBR1 walks off (EPD1; TG1 the same granule,
+ * to avoid a reserved encoding), IPS the VM's IPA size (52 bits only with
+ * the 64K granule: a 4K one would need LPA2).
  */
 #define TCR_T0SZ(x) ((uint64_t)(x) << 0)
 #define TCR_IRGN0_WBWA (1ULL << 8)
 #define TCR_ORGN0_WBWA (1ULL << 10)
 #define TCR_SH0_INNER (3ULL << 12)
 #define TCR_TG0_4K (0ULL << 14)
+#define TCR_TG0_64K (1ULL << 14)
 #define TCR_EPD1 (1ULL << 23)
 #define TCR_TG1_4K (2ULL << 30)
+#define TCR_TG1_64K (3ULL << 30)
 #define TCR_IPS_40 (2ULL << 32)
-#define TCR_EL1_VALUE (TCR_T0SZ(16) | TCR_IRGN0_WBWA | TCR_ORGN0_WBWA | TCR_SH0_INNER | \
-		       TCR_TG0_4K | TCR_EPD1 | TCR_TG1_4K | TCR_IPS_40)
+#define TCR_IPS_48 (5ULL << 32)
+#define TCR_IPS_52 (6ULL << 32)
+#define TCR_EL1_BASE (TCR_T0SZ(16) | TCR_IRGN0_WBWA | TCR_ORGN0_WBWA | TCR_SH0_INNER | \
+		      TCR_EPD1)
 
 #define VA_BITS 48
-#define IPA_BITS 40			/* VM type 0 */
+#define IPA_BITS_DEFAULT 40		/* VM type 0 */
 
 /* lib/arm64/vectors.S: every vector reports itself at the exception doorbell. */
 extern char arm64_guest_vectors[];
@@ -85,10 +93,75 @@ static int try_get_reg(struct kvm_vcpu *vcpu, uint64_t id, uint64_t *val)
 
 /* ---- guest modes ---- */
 
-/* 4K pages, 48-bit VA; the default VM type gives a 40-bit IPA. */
+/*
+ * Whether a vCPU's stage 1 can use the 64K granule: ID_AA64MMFR0_EL1.TGran64
+ * (bits 27:24) is 0 when it can, 0xf when not, as a scratch VM's vCPU sees it.
+ */
+static bool granule_64k_supported(void)
+{
+	static int supported = -1;
+
+	if (supported < 0) {
+		uint64_t mmfr0 = 0;
+		struct kvm_one_reg reg = { .id = SYS_ID_AA64MMFR0_EL1,
+					   .addr = (uint64_t)(uintptr_t)&mmfr0 };
+		struct kvm_vcpu_init init = {};
+		int vm = ioctl(kvm_dev_fd(), KVM_CREATE_VM, 0), vcpu = -1;
+
+		supported = 0;
+		if (vm >= 0 && ioctl(vm, KVM_ARM_PREFERRED_TARGET, &init) == 0 &&
+		    (vcpu = ioctl(vm, KVM_CREATE_VCPU, 0)) >= 0 &&
+		    ioctl(vcpu, KVM_ARM_VCPU_INIT, &init) == 0 &&
+		    ioctl(vcpu, KVM_GET_ONE_REG, &reg) == 0)
+			supported = ((mmfr0 >> 24) & 0xf) == 0;
+		if (vcpu >= 0)
+			close(vcpu);
+		if (vm >= 0)
+			close(vm);
+	}
+	return supported;
+}
+
+/* The largest IPA a VM can have (KVM_CAP_ARM_VM_IPA_SIZE; without it, the default 40 bits). */
+static unsigned int max_ipa_bits(void)
+{
+	static unsigned int bits;
+
+	if (!bits)
+		bits = kvm_check_cap(KVM_CAP_ARM_VM_IPA_SIZE) ?: IPA_BITS_DEFAULT;
+	return bits;
+}
+
+/*
+ * 4K or 64K pages, 48-bit VA, and an IPA of 40 bits (the default VM type) or,
+ * where KVM_CAP_ARM_VM_IPA_SIZE allows, 48 or 52 bits: a VM type asking for
+ * that size (KVM_VM_TYPE_ARM_IPA_SIZE), so stage 2 has the levels to match.
+ * The guest's stage 1 uses the mode's granule (ID_AA64MMFR0_EL1 of a vCPU
+ * says whether the CPU has it).
+ */
 bool arch_guest_mode_supported(enum guest_mode m)
 {
-	return m == VM_MODE_P40V48_4K;
+	switch (m) {
+	case VM_MODE_P40V48_4K:
+		return true;
+	case VM_MODE_P48V48_4K:
+	case VM_MODE_P52V48_4K:
+		return max_ipa_bits() >= guest_mode_pa_bits(m);
+	case VM_MODE_P40V48_64K:
+	case VM_MODE_P48V48_64K:
+	case VM_MODE_P52V48_64K:
+		return max_ipa_bits() >= guest_mode_pa_bits(m) && granule_64k_supported();
+	default:
+		return false;
+	}
+}
+
+unsigned long arch_vm_type(struct kvm_vm *vm)
+{
+	unsigned int bits = guest_mode_pa_bits(vm->mode);
+
+	/* Type 0 is the 40-bit default, on kernels with or without the cap. */
+	return bits == IPA_BITS_DEFAULT ? 0 : KVM_VM_TYPE_ARM_IPA_SIZE(bits);
 }
 
 enum guest_mode arch_guest_mode_default(void)
@@ -103,14 +176,37 @@ static uint64_t *pte_hva(struct kvm_vm *vm, uint64_t table_gpa, int index)
 	return (uint64_t *)addr_gpa2hva(vm, table_gpa) + index;
 }
 
-static int pt_index(uint64_t gva, int level)	/* level 0 (512G) ... 3 (4K) */
+/*
+ * Levels are numbered as the architecture does, 3 the last: with the 4K
+ * granule a 48-bit VA walks levels 0-3 (9 bits each), with 64K levels 1-3
+ * (13 bits each; level 1 uses 6).
+ */
+static int granule_shift(struct kvm_vm *vm)
 {
-	return (gva >> (39 - 9 * level)) & 0x1ff;
+	return vm->page_size == SZ_64K ? 16 : 12;
+}
+
+static int start_level(struct kvm_vm *vm)
+{
+	return vm->page_size == SZ_64K ? 1 : 0;
+}
+
+/* Bytes one entry at `level` maps. */
+static uint64_t level_size(struct kvm_vm *vm, int level)
+{
+	int g = granule_shift(vm);
+
+	return 1ULL << (g + (g - 3) * (3 - level));
+}
+
+static int pt_index(struct kvm_vm *vm, uint64_t gva, int level)
+{
+	return (gva / level_size(vm, level)) & ((1U << (granule_shift(vm) - 3)) - 1);
 }
 
 void arch_vm_pgtable_init(struct kvm_vm *vm)
 {
-	vm->pa_bits = IPA_BITS;
+	vm->pa_bits = guest_mode_pa_bits(vm->mode);
 	vm->va_bits = VA_BITS;
 	vm->pgd = vm_phy_pages_alloc(vm, 1);
 }
@@ -144,28 +240,30 @@ static uint64_t *pte_create(struct kvm_vm *vm, uint64_t root, uint64_t gva, int 
 
 	TEST_ASSERT((gva >> VA_BITS) == 0, "gva 0x%lx is outside TTBR0's 48-bit range",
 		    (unsigned long)gva);
-	for (int level = 0; level < leaf; level++) {
-		pte = pte_hva(vm, table, pt_index(gva, level));
+	for (int level = start_level(vm); level < leaf; level++) {
+		pte = pte_hva(vm, table, pt_index(vm, gva, level));
 		if (!(*pte & PTE_VALID))
 			*pte = vm_phy_pages_alloc(vm, 1) | PTE_VALID | PTE_TABLE;
 		TEST_ASSERT(*pte & PTE_TABLE, "gva 0x%lx is already inside a block mapping",
 			    (unsigned long)gva);
 		table = *pte & PTE_ADDR_MASK;
 	}
-	return pte_hva(vm, table, pt_index(gva, leaf));
+	return pte_hva(vm, table, pt_index(vm, gva, leaf));
 }
 
 static void map_one(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size,
 		    uint64_t attrs)
 {
-	int leaf = page_size == SZ_2M ? 2 : 3;
+	int leaf = page_size == level_size(vm, 2) ? 2 : 3;
 	uint64_t *pte;
 
-	TEST_ASSERT(page_size == SZ_4K || page_size == SZ_2M,
-		    "arm64 guest mappings are 4K or 2M, not %lu", (unsigned long)page_size);
+	TEST_ASSERT(page_size == level_size(vm, 3) || page_size == level_size(vm, 2),
+		    "arm64 guest mappings with %uK pages are %luK or %luM, not %lu",
+		    vm->page_size >> 10, (unsigned long)(level_size(vm, 3) >> 10),
+		    (unsigned long)(level_size(vm, 2) >> 20), (unsigned long)page_size);
 	pte = pte_create(vm, vm->pgd, gva, leaf);
 	TEST_ASSERT(!(*pte & PTE_VALID), "gva 0x%lx is already mapped", (unsigned long)gva);
-	/* A 2M block descriptor is a page descriptor without bit 1. */
+	/* A level-2 block descriptor is a page descriptor without bit 1. */
 	*pte = gpa | (leaf == 2 ? attrs & ~PTE_PAGE : attrs);
 }
 
@@ -174,19 +272,11 @@ void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t 
 	map_one(vm, gva, gpa, page_size, PTE_NORMAL);
 }
 
-uint64_t arch_vm_new_root(struct kvm_vm *vm)
-{
-	uint64_t root = vm_phy_pages_alloc(vm, 1);
-
-	/* Share everything mapped so far (code, data, stacks) with the VM's root. */
-	memcpy(addr_gpa2hva(vm, root), addr_gpa2hva(vm, vm->pgd), vm->page_size);
-	return root;
-}
-
 void arch_virt_install_pt(struct kvm_vm *vm, uint64_t root, uint64_t gva, uint64_t pt_gpa)
 {
 	uint64_t *l2;
 
+	TEST_ASSERT(vm->page_size == SZ_4K, "guest-edited page tables need the 4K granule");
 	TEST_ASSERT(IS_ALIGNED(gva, SZ_2M), "page table for gva 0x%lx: not 2M aligned",
 		    (unsigned long)gva);
 	l2 = pte_create(vm, root, gva, 2);
@@ -206,29 +296,36 @@ uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva)
 
 	if (gva >> VA_BITS)
 		return -1ULL;
-	for (int level = 0; level <= 3; level++) {
-		pte = *pte_hva(vm, table, pt_index(gva, level));
+	for (int level = start_level(vm); level <= 3; level++) {
+		uint64_t size = level_size(vm, level);
+
+		pte = *pte_hva(vm, table, pt_index(vm, gva, level));
 		if (!(pte & PTE_VALID))
 			return -1ULL;
-		if (level == 3)
-			break;
-		if (!(pte & PTE_TABLE)) {	/* block: 1G at L1, 2M at L2 */
-			uint64_t size = 1ULL << (39 - 9 * level);
-
+		/* A page at level 3, or a block above it (4K: 1G, 2M; 64K: 512M). */
+		if (level == 3 || !(pte & PTE_TABLE))
 			return (pte & PTE_ADDR_MASK & ~(size - 1)) | (gva & (size - 1));
-		}
 		table = pte & PTE_ADDR_MASK;
 	}
-	return (pte & PTE_ADDR_MASK) | (gva & 0xfff);
+	return -1ULL;
 }
 
 void arch_vm_init(struct kvm_vm *vm)
 {
 	/* The doorbell page: Device memory, outside every memslot. */
-	map_one(vm, UCALL_MMIO_GVA, UCALL_MMIO_GPA, SZ_4K, PTE_DEVICE);
+	map_one(vm, UCALL_MMIO_GVA, UCALL_MMIO_GPA, vm->page_size, PTE_DEVICE);
 }
 
 /* ---- vCPUs ---- */
+
+static uint64_t tcr_el1(struct kvm_vm *vm)
+{
+	bool g64k = vm->page_size == SZ_64K;
+	uint64_t ips = vm->pa_bits <= 40 ? TCR_IPS_40 :
+		       vm->pa_bits <= 48 || !g64k ? TCR_IPS_48 : TCR_IPS_52;
+
+	return TCR_EL1_BASE | ips | (g64k ? TCR_TG0_64K | TCR_TG1_64K : TCR_TG0_4K | TCR_TG1_4K);
+}
 
 void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code)
 {
@@ -244,7 +341,7 @@ void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code)
 	/* Stage 1 on before the first instruction: tables, attributes, caches. */
 	vcpu_set_reg(vcpu, SYS_CPACR_EL1, CPACR_FPEN);
 	vcpu_set_reg(vcpu, SYS_MAIR_EL1, MAIR_EL1_VALUE);
-	vcpu_set_reg(vcpu, SYS_TCR_EL1, TCR_EL1_VALUE);
+	vcpu_set_reg(vcpu, SYS_TCR_EL1, tcr_el1(vm));
 	vcpu_set_reg(vcpu, SYS_TTBR0_EL1, vm->pgd);
 	vcpu_set_reg(vcpu, SYS_VBAR_EL1, (uint64_t)(uintptr_t)arm64_guest_vectors);
 	vcpu_set_reg(vcpu, SYS_SCTLR_EL1,

@@ -104,15 +104,6 @@ void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t 
 	*pte = gpa | PTE_PRESENT | PTE_WRITABLE | (leaf == 2 ? PTE_LARGE : 0);
 }
 
-uint64_t arch_vm_new_root(struct kvm_vm *vm)
-{
-	uint64_t root = vm_phy_pages_alloc(vm, 1);
-
-	/* Share everything mapped so far (code, data, stacks) with the VM's root. */
-	memcpy(addr_gpa2hva(vm, root), addr_gpa2hva(vm, vm->pgd), vm->page_size);
-	return root;
-}
-
 void arch_virt_install_pt(struct kvm_vm *vm, uint64_t root, uint64_t gva, uint64_t pt_gpa)
 {
 	uint64_t *pde;

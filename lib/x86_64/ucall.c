@@ -3,12 +3,16 @@
 #include "kvm_util.h"
 #include "ucall.h"
 
+bool ucall_exit(struct kvm_vcpu *vcpu)
+{
+	return vcpu->run->exit_reason == KVM_EXIT_IO && vcpu->run->io.port == UCALL_PIO_PORT;
+}
+
 uint64_t ucall_arch_gva(struct kvm_vcpu *vcpu)
 {
-	struct kvm_run *run = vcpu->run;
 	struct kvm_regs regs;
 
-	if (run->exit_reason != KVM_EXIT_IO || run->io.port != UCALL_PIO_PORT)
+	if (!ucall_exit(vcpu))
 		return 0;
 	vcpu_regs_get(vcpu, &regs);
 	return regs.rdi;

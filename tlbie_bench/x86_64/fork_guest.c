@@ -1,101 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fork-style cycle, x86_64 guest code.  Page-table entries are written
- * directly; every downgrade or removal is followed by the invalidation the
- * architecture requires (INVLPG, or a CR3 reload for --flush full).  After
- * each remap the page is read back: a stale translation shows the old
- * frame's tag and fails the run.
+ * The fork-style cycle (../fork_cycle.inc), x86_64 guest code: entries are
+ * written directly, a downgrade, removal or remap is invalidated by INVLPG
+ * (or a CR3 reload for --flush full).  Under shadow paging each of those
+ * exits to the host, which does the invalidation work measured here.
  */
 #include "processor.h"
 #include "../tb.h"
 #include "ucall.h"
 
-struct tb_guest_args tb_args;
+/* Leaf entries: present, writable or not. */
+#define TB_PTE_LEAF PTE_PRESENT
+#define TB_PTE_WRITABLE PTE_WRITABLE
+#define TB_PTE_READONLY 0ULL
 
-static void flush_page(uint64_t gva)
+static inline void tb_flush_page(uint64_t gva)
 {
 	invlpg(gva);
 }
 
-static void flush_all(void)
+static inline void tb_flush_all(void)
 {
 	set_cr3(get_cr3());
 }
 
-static void copy_frame(uint64_t dst, uint64_t src)
+/* x86 walks see plain stores in program order: nothing to publish. */
+static inline void tb_publish(void)
 {
-	for (uint64_t off = 0; off < 4096; off += 8)
-		*(volatile uint64_t *)(dst + off) = *(volatile uint64_t *)(src + off);
 }
 
-static void check(uint32_t vcpu, uint64_t gva, uint64_t want)
+/* A present entry may be replaced in place, then invalidated. */
+static inline void tb_remap(volatile uint64_t *pte, uint64_t entry, uint64_t gva)
 {
-	uint64_t seen = *(volatile uint64_t *)gva;
-
-	if (seen != want)
-		GUEST_FAIL("vCPU %u: stale translation at gva 0x%lx: expected frame 0x%lx "
-			   "(tag 0x%lx), saw frame 0x%lx (tag 0x%lx)", vcpu, gva,
-			   TB_TAG_FRAME(want), want, TB_TAG_FRAME(seen), seen);
+	*pte = entry;
+	tb_flush_page(gva);
 }
 
-void tb_guest_code(uint32_t vcpu)
-{
-	struct tb_vcpu_args *a = &tb_args.vcpu[vcpu];
-	volatile uint64_t *ppt = (volatile uint64_t *)a->parent_pt + a->first_entry;
-	volatile uint64_t *cpt = (volatile uint64_t *)a->child_pt + a->first_entry;
-	uint64_t pbase = a->parent_base + a->first_entry * 4096ULL;
-	uint64_t cbase = a->child_base + a->first_entry * 4096ULL;
-	uint32_t k = tb_args.pages, full = tb_args.flush == FLUSH_FULL;
-	uint64_t next = 0, gen = 1;
-
-	/* The parent: K writable frames, each tagged. */
-	for (uint32_t i = 0; i < k; i++) {
-		uint64_t f = a->parent_frames + i * 4096ULL;
-
-		*(volatile uint64_t *)f = TB_TAG(f, 0);
-		ppt[i] = f | PTE_PRESENT | PTE_WRITABLE;
-		flush_page(pbase + i * 4096ULL);
-	}
-
-	while (!tb_args.stop) {
-		/* 1-2. fork: parent and child map the frames read-only. */
-		for (uint32_t i = 0; i < k; i++) {
-			ppt[i] &= ~PTE_WRITABLE;
-			flush_page(pbase + i * 4096ULL);
-			cpt[i] = (a->parent_frames + i * 4096ULL) | PTE_PRESENT;
-		}
-		/* 3. touch: the child sees the parent's frames. */
-		for (uint32_t i = 0; i < k; i++)
-			check(vcpu, cbase + i * 4096ULL, TB_TAG(a->parent_frames + i * 4096ULL, 0));
-		/* 4. "write": copy each page to a fresh frame and remap the child to it. */
-		for (uint32_t i = 0; i < k; i++) {
-			uint64_t g = a->pool + (next++ % a->pool_frames) * 4096ULL;
-			uint64_t gva = cbase + i * 4096ULL;
-
-			copy_frame(g, a->parent_frames + i * 4096ULL);
-			*(volatile uint64_t *)g = TB_TAG(g, gen);
-			cpt[i] = g | PTE_PRESENT | PTE_WRITABLE;
-			flush_page(gva);
-			check(vcpu, gva, TB_TAG(g, gen));
-			a->remaps++;
-		}
-		/* 5. exit: unmap the child, invalidate per page or all at once. */
-		for (uint32_t i = 0; i < k; i++) {
-			cpt[i] = 0;
-			if (!full)
-				flush_page(cbase + i * 4096ULL);
-		}
-		/* 6. back to the parent: writable again. */
-		for (uint32_t i = 0; i < k; i++) {
-			ppt[i] |= PTE_WRITABLE;
-			if (!full)
-				flush_page(pbase + i * 4096ULL);
-		}
-		if (full)
-			flush_all();
-		gen++;
-		a->cycles++;
-	}
-	GUEST_SYNC(a->cycles, a->remaps);
-	GUEST_DONE();
-}
+#include "../fork_cycle.inc"
