@@ -25,6 +25,7 @@
 #ifndef KMP_RECORD_H
 #define KMP_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct json;
@@ -84,5 +85,11 @@ void record_path_check_opt(const char *opt, const char *path);
  * being written, then keep every other thread from writing one.
  */
 void record_quiesce(void);
+
+/*
+ * True once the run's final record (pass, fail or skip; with or without a
+ * file) has been made: an interrupt arriving after it changes nothing.
+ */
+bool record_finished(void);
 
 #endif

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host_state.h"
 #include "interrupt.h"
@@ -29,7 +30,15 @@ static void *interrupt_thread(void *arg)
 	/* Others stop touching records and traces first; then the hook writes. */
 	for (int i = 0; i < nr_on_stop; i++)
 		on_stop[i]();
-	if (interrupt_hook)
+	/*
+	 * A signal that lands after the run's final record (the result is out
+	 * and exit is moments away) must not turn it into "interrupted": let
+	 * the run exit with its own status, and die of the signal only if it
+	 * does not.
+	 */
+	if (record_finished())
+		sleep(2);
+	else if (interrupt_hook)
 		interrupt_hook(sig);
 	fflush(stdout);
 	host_state_restore();

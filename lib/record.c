@@ -34,6 +34,13 @@ static void utc_now(char *buf, size_t len)
 static pthread_mutex_t record_write_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t quiesced_by;
 static volatile bool quiesced;
+/* The run's own final record (pass, fail or skip) is out: its result stands. */
+static volatile bool finished;
+
+bool record_finished(void)
+{
+	return finished;
+}
 
 /* Interrupt thread, before its hook: from now on only it writes records. */
 void record_quiesce(void)
@@ -142,6 +149,8 @@ int record_end(struct json *j, const char *status, const char *reason, const cha
 			pthread_mutex_unlock(&record_write_lock);
 	} else
 		ret = j->oom ? -ENOMEM : 0;
+	if (strcmp(status, "interrupted"))
+		finished = true;
 	if (ret)
 		fprintf(stderr, "%s: cannot write JSON record %s: %s\n",
 			program_invocation_short_name, where, strerror(-ret));
