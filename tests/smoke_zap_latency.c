@@ -58,7 +58,8 @@ static bool tracefs_mounted(void)
  * Where a memslot change unmaps only that slot, the trigger slot had pages
  * mapped before zap i: as many as the guest wrote, by KVM's dirty log.
  */
-static void check_slot_mapped(struct __test_metadata *_metadata, struct tool_run *r, int i)
+static void __attribute__((unused))
+check_slot_mapped(struct __test_metadata *_metadata, struct tool_run *r, int i)
 {
 	char path[64];
 	double mapped;
