@@ -269,7 +269,8 @@ clean:
 # ---- emulated hosts (scripts/emu) -------------------------------------------
 # make check-arm64 / check-ppc64: cross-build, then boot Debian's arm64 or
 # ppc64el kernel under QEMU (software emulation) as a real KVM host and run
-# configs/emu-<arch>.list inside it (KTAP from the console).  Kernel and
+# configs/emu-<arch>.list inside it (KTAP from the console); check-ppc64 boots a
+# second, radix POWER9 host for configs/emu-ppc64-p9.list (radix guests).  Kernel and
 # busybox packages are downloaded once into build/<arch>/emu/.
 # EMU_TIMEOUT bounds each boot (seconds).
 EMU_TIMEOUT ?= 1800
@@ -279,6 +280,8 @@ check-arm64 check-ppc64: check-%:
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
 	$(Q)$(SRC)/scripts/emu/check.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
 		$(SRC)/configs/emu-$*.list $(EMU_TIMEOUT)
+	$(if $(filter ppc64,$*),$(Q)KMP_EMU_MACHINE=powernv9 $(SRC)/scripts/emu/check.sh powerpc \
+		$(SRC)/build/powerpc/bin $(SRC)/configs/emu-ppc64-p9.list $(EMU_TIMEOUT))
 EMU_ARCH_arm64 := arm64
 EMU_ARCH_ppc64 := powerpc
 

@@ -31,6 +31,8 @@ enum guest_mode {
 /* Arch hooks (lib/<arch>/processor.c). */
 bool arch_guest_mode_supported(enum guest_mode m);
 enum guest_mode arch_guest_mode_default(void);
+/* Why mode m is not supported here, for the usage error; NULL (a weak default): no reason given. */
+const char *arch_guest_mode_unsupported_reason(enum guest_mode m);
 
 const char *guest_mode_name(enum guest_mode m);	/* "PA-bits:52, VA-bits:48, 4K pages" */
 /* The mode's guest physical address bits (0 for PXX: the host's) and base page size. */

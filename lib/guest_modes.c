@@ -62,6 +62,12 @@ unsigned int guest_mode_page_size(enum guest_mode m)
 	return m < NUM_VM_MODES ? params[m].page_size : 0;
 }
 
+/* Arches that say nothing more than "not supported" keep this default. */
+const char *__attribute__((weak)) arch_guest_mode_unsupported_reason(enum guest_mode m)
+{
+	return NULL;
+}
+
 bool guest_mode_supported(enum guest_mode m)
 {
 	return m < NUM_VM_MODES && arch_guest_mode_supported(m);
@@ -76,14 +82,16 @@ enum guest_mode guest_mode_parse_opt(const char *opt, const char *s)
 {
 	char supported[512] = "";
 	enum guest_mode m = parse_u64_opt(opt, s, 0, NUM_VM_MODES - 1);
+	const char *why;
 	size_t len = 0;
 
 	if (guest_mode_supported(m))
 		return m;
+	why = arch_guest_mode_unsupported_reason(m);
 	for (int i = 0; i < NUM_VM_MODES; i++)
 		if (guest_mode_supported(i))
 			len += snprintf(supported + len, sizeof(supported) - len, "%s%d (%s)",
 					len ? ", " : "", i, names[i]);
-	usage_error("%s '%s': guest mode %d (%s) is not supported here; supported: %s",
-		    opt, s, m, names[m], supported);
+	usage_error("%s '%s': guest mode %d (%s) is not supported here%s%s; supported: %s",
+		    opt, s, m, names[m], why ? ": " : "", why ?: "", supported);
 }

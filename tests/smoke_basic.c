@@ -59,12 +59,13 @@ struct one_vcpu {
 	void *entry;
 	uint64_t arg0, arg1;
 	uint64_t mmio_gpa;	/* map gva == gpa here, outside every memslot */
+	int mode;		/* guest mode + 1; 0: the default mode */
 };
 
 static void run_one_vcpu(const void *p)
 {
 	const struct one_vcpu *o = p;
-	struct kvm_vm *vm = vm_create(1, 0);
+	struct kvm_vm *vm = o->mode ? vm_create_mode(o->mode - 1, 1, 0) : vm_create(1, 0);
 	struct kvm_vcpu *vcpu = vm_vcpu_add(vm, 0, o->entry);
 	struct ucall uc;
 
@@ -128,19 +129,31 @@ TEST(guest_exception_is_reported)
 #endif
 
 #ifdef __powerpc64__
-/* No HPTE maps the gva: KVM reflects a data storage interrupt, whose handler reports it. */
+/*
+ * No HPTE (HPT guest, mode 6) or radix PTE (radix guest, mode 0, where the
+ * host offers it) maps the gva: a data storage interrupt reaches the guest
+ * in real mode, whose handler at gpa 0x300 reports it.
+ */
 TEST(guest_exception_is_reported)
 {
-	struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL };
-	char out[8192];
+	static const int modes[] = { VM_MODE_P40V48_4K, VM_MODE_P52V48_4K };
 
-	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "unexpected exit PAPR_HCALL"));
-	EXPECT_NE(NULL, strstr(out, "guest exception: vector 0x300, data storage"));
-	/* SRR0: the load in guest_unmapped_load(), in the binary's text at 0x10000000. */
-	EXPECT_NE(NULL, strstr(out, "data storage, srr0 0x100"));
-	EXPECT_NE(NULL, strstr(out, "dar 0x5000000000"));
-	EXPECT_NE(NULL, strstr(out, "pc 0x"));
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL,
+				      .mode = modes[i] + 1 };
+		char out[8192];
+
+		if (!guest_mode_supported(modes[i]))
+			continue;
+		TH_LOG("guest mode %d: %s", modes[i], guest_mode_name(modes[i]));
+		ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "unexpected exit PAPR_HCALL"));
+		EXPECT_NE(NULL, strstr(out, "guest exception: vector 0x300, data storage"));
+		/* SRR0: the load in guest_unmapped_load(), in the binary's text at 0x10000000. */
+		EXPECT_NE(NULL, strstr(out, "data storage, srr0 0x100"));
+		EXPECT_NE(NULL, strstr(out, "dar 0x5000000000"));
+		EXPECT_NE(NULL, strstr(out, "pc 0x"));
+	}
 }
 #endif
 
@@ -158,11 +171,14 @@ TEST(unmapped_gpa_is_an_unexpected_mmio_exit)
 
 /*
  * Every guest mode besides the default one (arm64: a 48- or 52-bit IPA where
- * KVM_CAP_ARM_VM_IPA_SIZE allows, 64K pages where the CPU has the granule)
+ * KVM_CAP_ARM_VM_IPA_SIZE allows, 64K pages where the CPU has the granule;
+ * powerpc: a radix guest where the host offers one)
  * really has its physical address space and page size: a memslot near its
- * top (below 2^48, as the guest's 48-bit VA maps gva == gpa) is accepted,
- * and a guest write there, through the mode's page tables, reaches the
- * host.  A default-only arch (x86_64, powerpc) has nothing to check here.
+ * top (below 2^48, as the guest's 48-bit VA maps gva == gpa; powerpc's radix
+ * mode 0 maps 52 bits, so there it is just below 2^52) is accepted, and a
+ * guest write there, through the mode's page tables, reaches the host.  A
+ * default-only arch (x86_64; powerpc on an HPT-only host) has nothing to
+ * check here.
  */
 TEST(guest_modes_have_their_address_space_and_page_size)
 {

@@ -11,7 +11,13 @@
  * (PPC_USER_SEG_EA, SLB entry 1) belongs to tests that edit the HPT
  * themselves through hcalls (tlbie_bench): its VSID is the vCPU's "root".
  *
- * Exceptions are delivered in real mode, through KVM's VRMA, to handlers
+ * Guest mode 0 (P52V48_4K), where KVM offers radix guests, is a radix
+ * guest instead: no HPT or SLB; the host builds a process table and a
+ * 4-level radix tree in slot 0 (lib/powerpc/radix.c) mapping the same gvas,
+ * and the vCPUs run with PIDR 0 through process table entry 0.
+ *
+ * Exceptions are delivered in real mode (HPT: through KVM's VRMA; radix:
+ * untranslated guest real addresses) to handlers
  * the host copies to guest real addresses 0x100-0x17ff (lib/powerpc/
  * vectors.S); each reports itself with the KMP_H_EXCEPTION hcall.
  */
@@ -32,6 +38,7 @@
 #define PPC_VECTOR_SIZE 0x20
 
 #ifndef __ASSEMBLER__
+#include <stdbool.h>
 #include <stdint.h>
 
 /* KVM_CREATE_VM type: KVM_VM_PPC_HV (kvm-hv, not kvm-pr). */
@@ -104,6 +111,8 @@
 #define HBR_MAX 4			/* requests per call (r4-r11) */
 
 struct vm_arch {
+	bool radix;			/* a radix guest (lib/powerpc/radix.c), else HPT */
+	uint64_t prtb;			/* radix: the process table's gpa */
 	int htab_fd;			/* KVM_PPC_GET_HTAB_FD, write mode */
 	uint32_t hpt_order;		/* log2 of the HPT's bytes */
 	uint64_t hptes;			/* HPTEs the host wrote */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * powerpc guests: HV KVM, HPT mode, little endian, translation on from the
- * first instruction (see include/powerpc/processor.h for the layout).  The
- * test binary runs at its host link address; the host's HPTEs map it.
+ * powerpc guests: HV KVM, little endian, translation on from the first
+ * instruction (see include/powerpc/processor.h for the layout).  The test
+ * binary runs at its host link address.  Two guest modes: HPT (the default,
+ * the host's HPTEs map it) and, where the host offers it, radix (host-built
+ * process-scoped tables, lib/powerpc/radix.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include "guest_modes.h"
 #include "hpt.h"
 #include "kvm_util.h"
+#include "radix.h"
 
 /* lib/powerpc/vectors.S */
 extern const char ppc_guest_vectors[], ppc_guest_vectors_end[];
@@ -55,10 +58,30 @@ static void vcpu_set_slb(struct kvm_vcpu *vcpu, int index, uint64_t ea, uint64_t
 
 /* ---- guest modes ---- */
 
-/* 4K pages; the library's gvas and gpas live below 1 TiB (segment 0). */
+/*
+ * 4K pages.  P40V48_4K is an HPT guest: the library's gvas and gpas live
+ * below 1 TiB (segment 0).  P52V48_4K is a radix guest (POWER9's 52-bit
+ * real addresses, a 52-bit effective-address tree), where the host runs
+ * radix itself and KVM says so.
+ */
+#define PPC_MODE_HPT VM_MODE_P40V48_4K
+#define PPC_MODE_RADIX VM_MODE_P52V48_4K
+
+static bool host_offers_radix(void)
+{
+	return kvm_check_cap(KVM_CAP_PPC_MMU_RADIX) > 0;
+}
+
 bool arch_guest_mode_supported(enum guest_mode m)
 {
-	return m == VM_MODE_P40V48_4K;
+	return m == PPC_MODE_HPT || (m == PPC_MODE_RADIX && host_offers_radix());
+}
+
+const char *arch_guest_mode_unsupported_reason(enum guest_mode m)
+{
+	if (m == PPC_MODE_RADIX && !host_offers_radix())
+		return "the host does not offer radix guests (KVM_CAP_PPC_MMU_RADIX)";
+	return NULL;
 }
 
 enum guest_mode arch_guest_mode_default(void)
@@ -78,13 +101,25 @@ void arch_vm_pgtable_init(struct kvm_vm *vm)
 	TEST_ASSERT(vectors == 0x1000 && PPC_VECTORS_LIMIT <= 0x2000,
 		    "guest exception vectors: slot 0 pages 0-1 expected, got gpa 0x%lx",
 		    (unsigned long)vectors);
-	hpt_init(vm);
+	vm->arch.radix = vm->mode == PPC_MODE_RADIX;
+	if (vm->arch.radix) {
+		vm->pa_bits = guest_mode_pa_bits(vm->mode);
+		vm->va_bits = RADIX_EA_BITS;
+		radix_init(vm);
+	} else {
+		hpt_init(vm);
+	}
 }
 
 uint64_t arch_page_table_pages(uint64_t pages)
 {
-	/* The HPT lives in host kernel memory and the record in host memory. */
-	return 0;
+	/*
+	 * An HPT guest needs none (the HPT lives in host kernel memory); a
+	 * radix guest's tables are in slot 0: one last-level table per 512
+	 * pages, the levels above, the 64K root and its alignment, and slack.
+	 * Slot 0 is lazily populated, so the HPT guest's share costs nothing.
+	 */
+	return pages / 512 + pages / (512 * 512) + 64;
 }
 
 uint64_t arch_guest_clock_hz(struct kvm_vcpu *vcpu)
@@ -122,12 +157,15 @@ void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t 
 	 */
 	if (gpa < vm_mem_region(vm, SYS_SLOT)->kr.memory_size)
 		__atomic_fetch_or((uint8_t *)addr_gpa2hva(vm, gpa), 0, __ATOMIC_RELAXED);
-	hpt_map(vm, gva, gpa);
+	if (vm->arch.radix)
+		radix_map(vm, gva, gpa);
+	else
+		hpt_map(vm, gva, gpa);
 }
 
 uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva)
 {
-	return hpt_lookup(vm, gva);
+	return vm->arch.radix ? radix_lookup(vm, gva) : hpt_lookup(vm, gva);
 }
 
 /*
@@ -137,6 +175,8 @@ uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva)
  */
 uint64_t arch_vm_new_root(struct kvm_vm *vm)
 {
+	TEST_ASSERT(!vm->arch.radix, "powerpc: address spaces (roots) are HPT segments; "
+		    "this test runs HPT guests only (guest mode %d)", PPC_MODE_HPT);
 	return PPC_ROOT_VSID + vm->arch.next_vsid++;
 }
 
@@ -159,7 +199,8 @@ void arch_vm_init(struct kvm_vm *vm)
 		    len <= PPC_VECTORS_LIMIT - PPC_VECTORS_START,
 		    "lib/powerpc/vectors.S: %zu bytes of vectors", len);
 	memcpy(addr_gpa2hva(vm, PPC_VECTORS_START), ppc_guest_vectors, len);
-	hpt_publish(vm);
+	if (!vm->arch.radix)
+		hpt_publish(vm);
 }
 
 void arch_vm_free(struct kvm_vm *vm)
@@ -175,10 +216,15 @@ void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code)
 	uint64_t sp = vcpu->stack_gva + VCPU_STACK_SIZE - 128, toc;
 	struct kvm_regs regs;
 
-	/* sc 1 is an hcall; little-endian interrupts; segment 0 for the library. */
+	/*
+	 * sc 1 is an hcall; little-endian interrupts; segment 0 for the
+	 * library (HPT), or PIDR 0 (its reset value: process table entry 0) for
+	 * a radix guest.
+	 */
 	vcpu_ioctl(vcpu, KVM_ENABLE_CAP, &papr);
 	vcpu_set_reg(vcpu, KVM_REG_PPC_LPCR_64, vcpu_get_reg(vcpu, KVM_REG_PPC_LPCR_64) | LPCR_ILE);
-	vcpu_set_slb(vcpu, 0, 0, PPC_LIB_VSID);
+	if (!vcpu->vm->arch.radix)
+		vcpu_set_slb(vcpu, 0, 0, PPC_LIB_VSID);
 
 	/*
 	 * Enter guest_code as if called (ELFv2): r12 = its address for its
