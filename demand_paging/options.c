@@ -143,8 +143,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 			usage_bad_opt(opt, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+	usage_no_operands(argc, argv);
 
 	if (o->mode == UFFD_MODE_MINOR && !backing_src_is_shared(o->ms.src))
 		usage_error("-u MINOR: needs a shared backing source (-s shmem or shared_hugetlb), "

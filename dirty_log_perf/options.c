@@ -92,16 +92,23 @@ static const struct option long_opts[] = {
 static void eager_split_check(const struct dlp_opts *o, const char *text)
 {
 	uint64_t sizes = (uint32_t)kvm_check_cap(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
+	char allowed[128] = "0", size[32];
+	size_t len = 1;
 
 	if (!sizes)
 		test_skip("--eager-split: this host does not offer KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE "
 			  "(arm64, Linux 6.5 and later)");
-	if (o->eager_split_chunk &&
-	    ((o->eager_split_chunk & (o->eager_split_chunk - 1)) ||
-	     !(sizes & o->eager_split_chunk)))
-		usage_error("--eager-split '%s': must be 0 or a stage-2 block size of this host "
-			    "(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES mask 0x%lx)", text,
-			    (unsigned long)sizes);
+	if (!o->eager_split_chunk ||
+	    (!(o->eager_split_chunk & (o->eager_split_chunk - 1)) && (sizes & o->eager_split_chunk)))
+		return;
+	/* Name the sizes, e.g. "0, 4K, 2M or 1G". */
+	for (int bit = 0; bit < 64; bit++)
+		if (sizes & (1ULL << bit))
+			len += snprintf(allowed + len, sizeof(allowed) - len, "%s%s",
+					(sizes >> bit) > 1 ? ", " : " or ",
+					size_format(1ULL << bit, size, sizeof(size)));
+	usage_error("--eager-split '%s': must be %s (this host's stage-2 block sizes)", text,
+		    allowed);
 }
 
 void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
@@ -181,8 +188,7 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			usage_bad_opt(opt, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+	usage_no_operands(argc, argv);
 
 	if (chunk_text && (o->clear_chunk == 0 || o->clear_chunk % clear_chunk_align())) {
 		char align[32], unit[32];

@@ -40,4 +40,7 @@ int parse_cpu_list(const char *s, int *cpus, int max, char *err, size_t errlen);
  */
 void __attribute__((noreturn)) usage_bad_opt(int opt, char **argv);
 
+/* After getopt_long(): a one-line usage error for the first non-option argument. */
+void usage_no_operands(int argc, char **argv);
+
 #endif

@@ -324,6 +324,12 @@ int parse_cpu_list(const char *s, int *cpus, int max, char *err, size_t errlen)
 	return count;
 }
 
+void usage_no_operands(int argc, char **argv)
+{
+	if (optind < argc)
+		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+}
+
 void usage_bad_opt(int opt, char **argv)
 {
 	const char *typed = optind > 0 ? argv[optind - 1] : "?";

@@ -16,6 +16,9 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree or an install
+import kmp_json  # noqa: E402
+
 DEFAULT_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                               "..", "docs", "results-schema.json")
 MAX_MESSAGE = 300
@@ -25,28 +28,16 @@ class RecordError(Exception):
     pass
 
 
-def no_duplicate_keys(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise RecordError("duplicate key %r" % key)
-        obj[key] = value
-    return obj
-
-
-def no_constants(name):
-    raise RecordError("%s is not a JSON number" % name)
-
-
 def load_record(path):
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f, object_pairs_hook=no_duplicate_keys,
-                             parse_constant=no_constants)
+            return kmp_json.load(f)
     except OSError as e:
         raise RecordError("cannot read: %s" % e.strerror) from e
     except UnicodeDecodeError as e:
         raise RecordError("not UTF-8: %s" % e) from e
+    except kmp_json.StrictJSONError as e:
+        raise RecordError(str(e)) from e
     except json.JSONDecodeError as e:
         raise RecordError("not JSON: %s" % e) from e
 

@@ -32,6 +32,9 @@ import statistics
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree or an install
+import kmp_json  # noqa: E402
+
 PROG = "kmp_results.py"
 RECORD_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.json$")
 LOG_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.log$")
@@ -51,19 +54,6 @@ class BadData(Exception):
 
 
 # ---------------------------------------------------------------- loading
-
-def _no_duplicates(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError("duplicate key %r" % key)
-        obj[key] = value
-    return obj
-
-
-def _no_constant(name):
-    raise ValueError("%s is not a JSON number" % name)
-
 
 class _BadNumber(ValueError):
     pass
@@ -124,8 +114,7 @@ def load_record(path):
     """Parse and check one record; BadData says what is wrong with it."""
     try:
         with open(path, encoding="utf-8") as f:
-            rec = json.load(f, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
-                            parse_int=_json_int, parse_float=_json_float)
+            rec = kmp_json.load(f, parse_int=_json_int, parse_float=_json_float)
     except OSError as e:
         raise BadData("cannot read: %s" % e.strerror) from e
     except UnicodeDecodeError as e:

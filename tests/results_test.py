@@ -558,6 +558,7 @@ def test_summary(a, b):
 def test_chunk_format():
     """The seed-000 chunk column, like lib/report.c size_format() plus a B."""
     sys.dont_write_bytecode = True          # no scripts/__pycache__ left behind
+    sys.path.insert(0, os.path.dirname(KMP))  # its own import, kmp_json
     spec = importlib.util.spec_from_file_location("kmp_results", KMP)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -97,8 +97,7 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 			usage_bad_opt(opt, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+	usage_no_operands(argc, argv);
 	/* --shared: every vCPU's entries in the same table. */
 	if (o->shared && o->pages * o->vcpus > TB_PT_ENTRIES)
 		usage_error("--pages '%u': with --shared, %u vCPUs x %u pages must fit the %d "

@@ -93,8 +93,7 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 			usage_bad_opt(opt, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see -h", argv[optind]);
+	usage_no_operands(argc, argv);
 	if (o->total_bytes < MIN_BYTES_PER_VCPU * o->ms.nr_vcpus)
 		usage_error("-b '%s': %u vCPUs need at least %lu bytes (1M each) to keep MMU "
 			    "pages live", o->ms.vcpu_bytes_text, o->ms.nr_vcpus,
