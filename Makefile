@@ -6,8 +6,9 @@
 #   make install INSTALL_PATH=DIR   a run_kselftest.sh layout in DIR
 #   make clean
 #   make ARCH=arm64|powerpc [CROSS_COMPILE=...]   cross build (Debian cross gcc)
-#   make check-arm64 / check-ppc64   run the arm64 / POWER sets inside an
-#                        emulated KVM host (QEMU; packages fetched on first use)
+#   make check-x86 / check-arm64 / check-ppc64   run the x86 / arm64 / POWER
+#                        sets inside emulated KVM hosts (QEMU; packages fetched
+#                        on first use): x86's TDP, shadow and legacy MMUs
 #
 # Variables: ARCH (x86_64, arm64, powerpc), CROSS_COMPILE, CC, OUTPUT, KSFT_DIR,
 # V=1 (show commands), WERROR=0 (warnings are not errors), SANITIZE=1 (host
@@ -267,23 +268,28 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 # ---- emulated hosts (scripts/emu) -------------------------------------------
-# make check-arm64 / check-ppc64: cross-build, then boot Debian's arm64 or
-# ppc64el kernel under QEMU (software emulation) as a real KVM host and run
-# configs/emu-<arch>.list inside it (KTAP from the console); check-ppc64 boots a
-# second, radix POWER9 host for configs/emu-ppc64-p9.list (radix guests).  Kernel and
-# busybox packages are downloaded once into build/<arch>/emu/.
-# EMU_TIMEOUT bounds each boot (seconds).
+# make check-x86 / check-arm64 / check-ppc64: build for the arch (a cross build
+# for arm64 and POWER), then boot each host of configs/emu-<name>.hosts:
+# Debian's kernel under QEMU (software emulation) as a real KVM host, running
+# that host's list of tests (KTAP from the console, records validated here).
+# x86: the TDP MMU, the shadow MMU and the legacy MMU over NPT on 6.12, and the
+# TDP MMU on 6.1; arm64: stage 2; POWER: HPT on powernv8, radix on powernv9.
+# Kernel and busybox packages are downloaded once into build/<arch>/emu*/.
+# EMU_TIMEOUT bounds each boot (seconds); KMP_EMU_HOSTS="NAME ..." picks hosts.
 EMU_TIMEOUT ?= 1800
-.PHONY: check-arm64 check-ppc64
-check-arm64 check-ppc64: check-%:
-	$(Q)$(MAKE) --no-print-directory ARCH=$(EMU_ARCH_$*) CC=$(TRIPLET_$(EMU_ARCH_$*))-gcc \
+.PHONY: check-x86 check-arm64 check-ppc64
+check-x86 check-arm64 check-ppc64: check-%:
+	$(Q)$(MAKE) --no-print-directory ARCH=$(EMU_ARCH_$*) CC=$(EMU_CC_$*) \
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
-	$(Q)$(SRC)/scripts/emu/check.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
-		$(SRC)/configs/emu-$*.list $(EMU_TIMEOUT)
-	$(if $(filter ppc64,$*),$(Q)KMP_EMU_MACHINE=powernv9 $(SRC)/scripts/emu/check.sh powerpc \
-		$(SRC)/build/powerpc/bin $(SRC)/configs/emu-ppc64-p9.list $(EMU_TIMEOUT))
+	$(Q)$(SRC)/scripts/emu/check-hosts.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
+		$(SRC)/configs/emu-$*.hosts $(EMU_TIMEOUT)
+EMU_ARCH_x86 := x86_64
 EMU_ARCH_arm64 := arm64
 EMU_ARCH_ppc64 := powerpc
+# x86 shares make check's gcc build (same flags, no rebuild); the others cross-build.
+EMU_CC_x86 := gcc
+EMU_CC_arm64 := $(TRIPLET_arm64)-gcc
+EMU_CC_ppc64 := $(TRIPLET_powerpc)-gcc
 
 # ---- fuzz (libFuzzer) --------------------------------------------------------
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="fuzz_config ..."]: build

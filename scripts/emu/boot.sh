@@ -4,25 +4,38 @@
 # console.  Exit status: the script's, or 1 when the host never reported one
 # (kernel panic, timeout, QEMU failure).
 # Usage: scripts/emu/boot.sh ARCH BIN_DIR SCRIPT [TIMEOUT_SECONDS]
-# Env: KMP_EMU_CACHE (default build/ARCH/emu), KMP_EMU_SYSROOT (target
-# libraries, default build/ARCH/sysroot), KMP_EMU_LOG (console copy),
-# KMP_EMU_MACHINE (powerpc: powernv8, powernv9 or powernv10; default powernv8),
-# KMP_EMU_SMP (vCPUs of the emulated host, default 2).
+# Env: KMP_EMU_KERNEL (kernel series: "default", Debian 12's current kernel,
+# or e.g. 6.12), KMP_EMU_CACHE (default build/ARCH/emu, or build/ARCH/emu-SERIES),
+# KMP_EMU_SYSROOT (target libraries of a cross build, default build/ARCH/sysroot),
+# KMP_EMU_LOG (console copy), KMP_EMU_MACHINE (powerpc: powernv8, powernv9 or
+# powernv10; default powernv8), KMP_EMU_SMP (vCPUs of the emulated host,
+# default 2), KMP_EMU_MEM (its memory, default 2G; 6G on x86_64),
+# KMP_EMU_MODPARAMS (KVM module parameters in the kernel command line's
+# syntax, e.g. "kvm_amd.npt=0 kvm.tdp_mmu=0"), KMP_EMU_NAME (a label for the
+# host in messages).
 set -euo pipefail
 arch=$1 bindir=$2 script=$3 timeout_s=${4:-900}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${KMP_EMU_CACHE:-$src/build/$arch/emu}
+series=${KMP_EMU_KERNEL:-default}
+cache=${KMP_EMU_CACHE:-$src/build/$arch/emu$([ "$series" = default ] || echo "-$series")}
 sysroot=${KMP_EMU_SYSROOT:-$src/build/$arch/sysroot}
 smp=${KMP_EMU_SMP:-2}
+modparams=${KMP_EMU_MODPARAMS:-}
+name=${KMP_EMU_NAME:-$arch}
 
 case "$arch" in
-arm64) triplet=aarch64-linux-gnu ;;
-powerpc) triplet=powerpc64le-linux-gnu ;;
-*) echo "emu/boot.sh: unsupported ARCH '$arch' (arm64 or powerpc)" >&2; exit 2 ;;
+x86_64) triplet=x86_64-linux-gnu mem=${KMP_EMU_MEM:-6G}
+	# A native build: the build host's own libraries.
+	libdirs=("/usr/lib/$triplet" "/lib/$triplet") ;;
+arm64) triplet=aarch64-linux-gnu mem=${KMP_EMU_MEM:-2G}
+	libdirs=("$sysroot/usr/lib/$triplet" "/usr/$triplet/lib") ;;
+powerpc) triplet=powerpc64le-linux-gnu mem=${KMP_EMU_MEM:-2G}
+	libdirs=("$sysroot/usr/lib/$triplet" "/usr/$triplet/lib") ;;
+*) echo "emu/boot.sh: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
 esac
 [ -d "$bindir" ] || { echo "emu/boot.sh: no directory $bindir" >&2; exit 2; }
 [ -r "$script" ] || { echo "emu/boot.sh: cannot read script $script" >&2; exit 2; }
-"$src/scripts/emu/fetch.sh" "$arch" "$cache"
+"$src/scripts/emu/fetch.sh" "$arch" "$cache" "$series"
 root=$cache/root
 kver=$(sed 's/^linux-image-//' "$cache/kernel-package")
 
@@ -36,8 +49,8 @@ mknod -m 600 "$ird/dev/console" c 5 1
 cp -r "$bindir"/. "$ird/kmp/"
 cp "$script" "$ird/kmp-script"
 
-# Shared libraries the binaries need, from the sysroot and the cross libc.
-libdirs=("$sysroot/usr/lib/$triplet" "/usr/$triplet/lib")
+# Shared libraries the binaries need: the sysroot and the cross libc, or the
+# build host's own for a native build.
 declare -A seen=()
 add_needed() {
 	local f=$1 lib d
@@ -64,19 +77,49 @@ for f in "$ird"/kmp/*; do
 done
 if [ -n "$interp" ]; then
 	mkdir -p "$ird$(dirname "$interp")"
-	cp -L "/usr/$triplet/lib/$(basename "$interp")" "$ird$interp"
+	for d in "${libdirs[@]}" "$(dirname "$interp")"; do
+		[ -e "$d/$(basename "$interp")" ] && { cp -L "$d/$(basename "$interp")" "$ird$interp"; break; }
+	done
+	[ -e "$ird$interp" ] || { echo "emu/boot.sh: program interpreter $interp not found" >&2; exit 1; }
 fi
 
-modules=
-if [ "$arch" = powerpc ]; then
-	# Debian builds KVM-HV as modules; kvm.ko first.
-	for m in kvm kvm-hv; do
-		cp "$root/lib/modules/$kver/kernel/arch/powerpc/kvm/$m.ko" "$ird/lib/modules/"
-		modules="$modules /lib/modules/$m.ko"
+# KVM's modules, in load order, each with its parameters from KMP_EMU_MODPARAMS.
+case "$arch" in
+# kvm-amd needs ccp (SEV); irqbypass comes first.
+x86_64) kmods="virt/lib/irqbypass drivers/crypto/ccp/ccp arch/x86/kvm/kvm arch/x86/kvm/kvm-amd" ;;
+# Debian builds KVM-HV as modules; kvm.ko first.
+powerpc) kmods="arch/powerpc/kvm/kvm arch/powerpc/kvm/kvm-hv" ;;
+*) kmods= ;;	# arm64: KVM is built in
+esac
+insmods=
+for m in $kmods; do
+	base=$(basename "$m")
+	f=$root/lib/modules/$kver/kernel/$m.ko
+	if [ -e "$f" ]; then
+		cp "$f" "$ird/lib/modules/"
+	elif [ -e "$f.xz" ]; then
+		# 6.12 compresses its modules; busybox insmod takes plain ones.
+		xz -dc "$f.xz" > "$ird/lib/modules/$base.ko"
+	else
+		echo "emu/boot.sh: Debian's $kver has no module $m" >&2
+		exit 1
+	fi
+	params=
+	for p in $modparams; do
+		[ "${p%%.*}" = "${base//-/_}" ] && params="$params ${p#*.}"
 	done
-fi
+	insmods="$insmods
+insmod /lib/modules/$base.ko$params || echo \"KMP-EMU: insmod $base$params failed\""
+done
+for p in $modparams; do
+	case " ${kmods//-/_} " in
+	*"/${p%%.*} "*) ;;
+	*) echo "emu/boot.sh: KMP_EMU_MODPARAMS '$p' names no KVM module this host loads ($kmods)" >&2; exit 2 ;;
+	esac
+done
 
 case "$arch" in
+x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel tcg,thread=single -cpu max (Debian $kver${modparams:+, $modparams})" ;;
 arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off (Debian $kver)" ;;
 powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8} (Debian $kver)" ;;
 esac
@@ -87,7 +130,7 @@ cat > "$ird/init" <<INIT
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
-for m in $modules; do insmod \$m || echo "KMP-EMU: insmod \$m failed"; done
+$insmods
 export PATH=/kmp:/bin LD_LIBRARY_PATH=/lib/kmp HOME=/tmp TMPDIR=/tmp
 export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated"
 cd /kmp
@@ -99,6 +142,12 @@ chmod +x "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
 
 case "$arch" in
+x86_64)
+	# One TCG thread: QEMU 7.2's multi-threaded TCG corrupted the emulated
+	# host's kernel at static-key patch sites (docs/arches.md).
+	qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max
+	      -kernel "$root/boot/vmlinuz-$kver"
+	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3") ;;
 arm64)
 	qemu=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu "max,pauth=off"
 	      -kernel "$root/boot/vmlinuz-$kver"
@@ -110,19 +159,19 @@ powerpc)
 	      -append "console=hvc0 rdinit=/init panic=-1 quiet loglevel=3") ;;
 esac
 log=${KMP_EMU_LOG:-$work/console.log}
-echo "  EMU     $arch: ${qemu[0]} ($kver), timeout ${timeout_s}s" >&2
+echo "  EMU     $name: ${qemu[0]} ($kver${modparams:+, $modparams}), timeout ${timeout_s}s" >&2
 set +e
 # The console goes to the log whole; firmware chatter (skiboot's "[ t,level]"
 # lines) and records passed through it (check.sh's KMP-REC lines) are left
 # out of what is shown.
-timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m 2G -nographic -no-reboot -nic none \
+timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot -nic none \
 	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
 	grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+,[0-9]\]|^ S: [0-9a-f]+ R:|^CPU [0-9a-f]+ Backtrace:| --- OPAL boot ---|^KMP-REC'
 qemu_rc=${PIPESTATUS[0]}
 set -e
 rc=$(sed -n 's/^KMP-EMU-EXIT \([0-9]*\)$/\1/p' "$log" | tail -1)
 if [ -z "$rc" ]; then
-	echo "emu/boot.sh: the emulated $arch host never finished its script (QEMU exit $qemu_rc$([ "$qemu_rc" = 124 ] && echo ": timed out after ${timeout_s}s"))" >&2
+	echo "emu/boot.sh: the emulated $name host never finished its script (QEMU exit $qemu_rc$([ "$qemu_rc" = 124 ] && echo ": timed out after ${timeout_s}s"))" >&2
 	exit 1
 fi
 exit "$rc"

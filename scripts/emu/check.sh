@@ -1,6 +1,6 @@
 #!/bin/bash
-# make check-arm64 / check-ppc64: run a list of test commands inside an
-# emulated KVM host (boot.sh) and judge them like `make check` does: KTAP
+# Run a list of test commands inside one emulated KVM host (boot.sh; the
+# hosts of make check-x86/-arm64/-ppc64 come from check-hosts.sh) and judge them like `make check` does: KTAP
 # from the console, counted by ktap-count.sh (any failure, missing result or,
 # with KVM required, any skip fails), and every JSON record the tests wrote
 # validated against docs/results-schema.json here on the build host.
@@ -53,7 +53,7 @@ RUN
 } > "$work/script.sh"
 
 # The whole console stays next to the binaries for a look after a failure.
-log=$(cd "$bindir/.." && pwd)/emu-check.log
+log=$(cd "$bindir/.." && pwd)/emu-check${KMP_EMU_CHECK_NAME:+-$KMP_EMU_CHECK_NAME}.log
 set +e
 KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" "$arch" "$work/bin" "$work/script.sh" "$timeout_s"
 boot_rc=$?
@@ -80,7 +80,7 @@ rc=0
 KMP_REQUIRE_KVM=1 "$src/scripts/ktap-count.sh" "$log" "${#cmds[@]}" || rc=1
 [ "$bad" -eq 0 ] || rc=1
 if [ "$boot_rc" -ne 0 ]; then
-	echo "# the emulated $arch host's run failed (exit $boot_rc)" >&2
+	echo "# the emulated ${KMP_EMU_NAME:-$arch} host's run failed (exit $boot_rc)" >&2
 	rc=1
 fi
 exit $rc

@@ -2,21 +2,31 @@
 # Download and unpack what an emulated KVM host needs: Debian's kernel for
 # the target arch and busybox-static (and QEMU itself, when missing).  Cached in CACHE; a failed download
 # fails loudly, naming the package, and never leaves a half-filled cache.
-# Usage: scripts/emu/fetch.sh ARCH CACHE   (ARCH: arm64 or powerpc)
+# Usage: scripts/emu/fetch.sh ARCH CACHE [SERIES]   (ARCH: x86_64, arm64 or powerpc)
+# SERIES: "default" (Debian 12's current kernel, linux-image-<flavour>) or a
+# kernel series Debian 12 carries a meta package for, such as 6.12
+# (linux-image-6.12-<flavour>, from bookworm-security).
 # Prints nothing on success but progress; the caller reads CACHE/root.
-# KMP_EMU_KERNEL_PKG names a kernel image package instead of the current one.
+# KMP_EMU_KERNEL_PKG names a kernel image package instead of the series' current one.
 set -euo pipefail
-arch=$1 cache=$2
+arch=$1 cache=$2 series=${3:-default}
 case "$arch" in
-arm64) deb_arch=arm64 meta=linux-image-arm64 qemu=qemu-system-aarch64 qemu_pkg=qemu-system-arm ;;
-powerpc) deb_arch=ppc64el meta=linux-image-powerpc64le qemu=qemu-system-ppc64 qemu_pkg=qemu-system-ppc ;;
-*) echo "emu/fetch.sh: unsupported ARCH '$arch' (arm64 or powerpc)" >&2; exit 2 ;;
+x86_64) deb_arch=amd64 flavour=amd64 qemu=qemu-system-x86_64 qemu_pkg=qemu-system-x86 ;;
+arm64) deb_arch=arm64 flavour=arm64 qemu=qemu-system-aarch64 qemu_pkg=qemu-system-arm ;;
+powerpc) deb_arch=ppc64el flavour=powerpc64le qemu=qemu-system-ppc64 qemu_pkg=qemu-system-ppc ;;
+*) echo "emu/fetch.sh: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
+esac
+case "$series" in
+default) meta=linux-image-$flavour ;;
+[0-9]*.[0-9]*) meta=linux-image-$series-$flavour ;;
+*) echo "emu/fetch.sh: kernel series '$series' is not 'default' or a version such as 6.12" >&2; exit 2 ;;
 esac
 
 # The build host's tools: QEMU (without its ~56 recommended GUI packages) and cpio.
 missing=
 command -v "$qemu" >/dev/null || missing="$missing $qemu_pkg"
 command -v cpio >/dev/null || missing="$missing cpio"
+command -v xz >/dev/null || missing="$missing xz-utils"	# 6.12's modules are .ko.xz
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "emulated $arch host needs:$missing; install with: sudo apt-get install -y --no-install-recommends$missing" >&2
@@ -38,7 +48,8 @@ fail() {
 	exit 1
 }
 
-if ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
+if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
+   ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
 	[ "$(id -u)" = 0 ] || fail "$meta:$deb_arch" "needs root for dpkg --add-architecture $deb_arch"
 	dpkg --add-architecture "$deb_arch"
 	apt-get update -q >/dev/null 2>&1 || true	# a foreign index mid-sync is not fatal

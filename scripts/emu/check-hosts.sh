@@ -1,0 +1,42 @@
+#!/bin/bash
+# make check-x86 / check-arm64 / check-ppc64: run check.sh once per emulated
+# host of a hosts file (configs/emu-<name>.hosts), every host even after a
+# failure, then say which hosts failed.
+# Usage: scripts/emu/check-hosts.sh ARCH BIN_DIR HOSTS [TIMEOUT_SECONDS]
+# HOSTS lines: NAME KERNEL MACHINE LIST [MODULE.PARAM=VALUE ...]; KERNEL is
+# "default" or a series (fetch.sh), MACHINE "-" for the arch's default, LIST
+# a file beside HOSTS.  KMP_EMU_HOSTS="NAME ..." runs only those hosts.
+set -euo pipefail
+arch=$1 bindir=$2 hosts=$3 timeout_s=${4:-1800}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+only=${KMP_EMU_HOSTS:-}
+
+failed=() ran=0
+while read -r name kernel machine list params; do
+	case "$name" in ''|'#'*) continue ;; esac
+	if [ -z "$list" ]; then
+		echo "emu/check-hosts.sh: $hosts: host '$name' needs NAME KERNEL MACHINE LIST" >&2
+		exit 2
+	fi
+	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || continue
+	ran=$((ran + 1))
+	echo "=== emulated $arch host '$name': kernel $kernel${params:+, $params}"
+	start=$SECONDS
+	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$kernel KMP_EMU_MODPARAMS=$params \
+	   KMP_EMU_MACHINE=$([ "$machine" = - ] || echo "$machine") KMP_EMU_CHECK_NAME=$name \
+	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$(dirname "$hosts")/$list" "$timeout_s" </dev/null; then
+		echo "=== '$name' passed in $((SECONDS - start)) s"
+	else
+		echo "=== '$name' FAILED in $((SECONDS - start)) s"
+		failed+=("$name")
+	fi
+done < "$hosts"
+if [ "$ran" -eq 0 ]; then
+	echo "emu/check-hosts.sh: no host of $hosts ran${only:+ (KMP_EMU_HOSTS='$only')}" >&2
+	exit 2
+fi
+if [ "${#failed[@]}" -gt 0 ]; then
+	echo "# emulated $arch hosts FAILED: ${failed[*]} (of $ran)"
+	exit 1
+fi
+echo "# emulated $arch hosts: all $ran passed"
