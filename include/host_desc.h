@@ -7,6 +7,19 @@
 
 struct json;
 
+/* The MMU that builds guest mappings: each asserts its own invariants. */
+enum host_mmu {
+	HOST_MMU_NONE,		/* no KVM */
+	HOST_MMU_TDP,		/* x86 TDP MMU over EPT/NPT (tdp_mmu=Y) */
+	HOST_MMU_LEGACY_TDP,	/* x86 legacy MMU over EPT/NPT: direct shadow pages */
+	HOST_MMU_SHADOW,	/* x86 shadow paging (ept=0 / npt=0) */
+	HOST_MMU_PVM,		/* kvm_pvm: shadow paging; it emulates every guest instruction */
+	HOST_MMU_STAGE2,	/* arm64 */
+	HOST_MMU_HPT,		/* powerpc kvm-hv, hash page table */
+	HOST_MMU_RADIX,		/* powerpc kvm-hv, radix */
+	HOST_MMU_PR,		/* powerpc kvm-pr */
+};
+
 /* kvm (~35) plus a vendor module (kvm_intel has ~30) must fit. */
 #define HOST_DESC_MAX_PARAMS 128
 
@@ -17,6 +30,7 @@ struct host_desc {
 	int cpus, cores, numa_nodes;	/* hwloc */
 	uint64_t mem_total_bytes;
 	char kvm_module[32];		/* kvm_intel, kvm_amd, kvm_pvm, ... ("none" if not found) */
+	enum host_mmu mmu_kind;
 	char mmu[64];			/* "tdp_mmu", "legacy tdp", "shadow paging", "stage-2", ... */
 	char emulated[192];		/* how the host itself is emulated (QEMU TCG), or "" */
 	int nr_params;
@@ -28,6 +42,11 @@ struct host_desc {
 
 /* Fill from uname, /proc, /sys/module and hwloc. Never fails: unknown stays "". */
 void host_desc_read(struct host_desc *d);
+
+/* This host's MMU (host_desc_read() once, then remembered). */
+enum host_mmu host_mmu(void);
+/* Its name in messages: "tdp_mmu", "shadow paging", "kvm_pvm shadow", ... */
+const char *host_mmu_name(void);
 
 /* "# " lines through ksft_print_msg(): kernel, CPU, cores, NUMA, memory, KVM. */
 void host_desc_print(const struct host_desc *d);

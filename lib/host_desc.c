@@ -179,26 +179,54 @@ static bool param_off(const char *v)
 	return v && (v[0] == 'N' || v[0] == 'n' || v[0] == '0');
 }
 
-/* Which MMU builds the guest's page tables on this host. */
-static void classify_mmu(struct host_desc *d, const char *machine, const char *ppc_mmu)
+/* The names printed and recorded ("MMU: tdp_mmu"), by enum host_mmu. */
+static const char *const mmu_names[] = {
+	[HOST_MMU_NONE] = "", [HOST_MMU_TDP] = "tdp_mmu", [HOST_MMU_LEGACY_TDP] = "legacy tdp",
+	[HOST_MMU_SHADOW] = "shadow paging", [HOST_MMU_PVM] = "shadow paging",
+	[HOST_MMU_STAGE2] = "stage-2", [HOST_MMU_HPT] = "hpt", [HOST_MMU_RADIX] = "radix",
+	[HOST_MMU_PR] = "shadow paging",
+};
+
+/*
+ * Which MMU builds the guest's page tables on this host.  EPT/NPT off means
+ * shadow paging whatever tdp_mmu says (6.1 still reads tdp_mmu=Y with npt=0).
+ */
+static enum host_mmu classify_mmu(const struct host_desc *d, const char *ppc_mmu)
 {
-	const char *m = d->kvm_module;
+	const char *m = d->kvm_module, *machine = d->machine;
 
 	if (!strcmp(m, "none"))
-		snprintf(d->mmu, sizeof(d->mmu), "%s", "");
-	else if (!strcmp(m, "kvm_pvm") || !strcmp(m, "kvm_pr") ||
-		 param_off(param(d, "kvm_intel", "ept")) ||
-		 param_off(param(d, "kvm_amd", "npt")))
-		snprintf(d->mmu, sizeof(d->mmu), "shadow paging");
-	else if (!strcmp(m, "kvm_hv"))
-		snprintf(d->mmu, sizeof(d->mmu), "%s",
-			 strstr(ppc_mmu, "Radix") ? "radix" : "hpt");
-	else if (!strcmp(machine, "aarch64") || !strncmp(machine, "arm", 3))
-		snprintf(d->mmu, sizeof(d->mmu), "stage-2");
-	else if (param_on(param(d, "kvm", "tdp_mmu")))
-		snprintf(d->mmu, sizeof(d->mmu), "tdp_mmu");
-	else
-		snprintf(d->mmu, sizeof(d->mmu), "legacy tdp");
+		return HOST_MMU_NONE;
+	if (!strcmp(m, "kvm_pvm"))
+		return HOST_MMU_PVM;
+	if (!strcmp(m, "kvm_pr"))
+		return HOST_MMU_PR;
+	if (param_off(param(d, "kvm_intel", "ept")) || param_off(param(d, "kvm_amd", "npt")))
+		return HOST_MMU_SHADOW;
+	if (!strcmp(m, "kvm_hv"))
+		return strstr(ppc_mmu, "Radix") ? HOST_MMU_RADIX : HOST_MMU_HPT;
+	if (!strcmp(machine, "aarch64") || !strncmp(machine, "arm", 3))
+		return HOST_MMU_STAGE2;
+	return param_on(param(d, "kvm", "tdp_mmu")) ? HOST_MMU_TDP : HOST_MMU_LEGACY_TDP;
+}
+
+enum host_mmu host_mmu(void)
+{
+	static struct host_desc d;
+	static bool read;
+
+	if (!read) {
+		host_desc_read(&d);
+		read = true;
+	}
+	return d.mmu_kind;
+}
+
+const char *host_mmu_name(void)
+{
+	enum host_mmu m = host_mmu();
+
+	return m == HOST_MMU_PVM ? "kvm_pvm shadow" : m == HOST_MMU_NONE ? "no" : mmu_names[m];
 }
 
 /*
@@ -265,7 +293,8 @@ void host_desc_read(struct host_desc *d)
 	if (strcmp(d->kvm_module, "none") && strncmp(d->kvm_module, "kvm ", 4))
 		collect_params(d, d->kvm_module);
 
-	classify_mmu(d, d->machine, ppc_mmu);
+	d->mmu_kind = classify_mmu(d, ppc_mmu);
+	snprintf(d->mmu, sizeof(d->mmu), "%s", mmu_names[d->mmu_kind]);
 }
 
 /* "tdp_mmu=N, eager_page_split=Y, ..." for the parameters this host has. */

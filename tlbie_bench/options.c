@@ -110,7 +110,9 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 	if (o->flush == FLUSH_HV) {
 		if (!kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH))
 			test_skip("--flush hv: this host does not offer KVM_CAP_HYPERV_TLBFLUSH");
-		test_skip("--flush hv: the Hyper-V flush hypercalls are not implemented in "
-			  "kvm-mmu-perf's guest yet (the host offers KVM_CAP_HYPERV_TLBFLUSH)");
+		test_skip("--flush hv: the host offers KVM_CAP_HYPERV_TLBFLUSH, but kvm-mmu-perf's "
+			  "guest has no Hyper-V side yet: it would need the Hyper-V CPUID leaves "
+			  "(KVM_GET_SUPPORTED_HV_CPUID), the guest OS ID and hypercall-page MSRs, and "
+			  "HvCallFlushVirtualAddressSpace/List");
 	}
 }

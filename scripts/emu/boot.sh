@@ -144,10 +144,12 @@ chmod +x "$ird/init"
 case "$arch" in
 x86_64)
 	# One TCG thread: QEMU 7.2's multi-threaded TCG corrupted the emulated
-	# host's kernel at static-key patch sites (docs/arches.md).
+	# host's kernel at static-key patch sites (docs/arches.md).  Two 1G
+	# hugetlb pages are reserved at boot: after a few tests, a runtime
+	# request for a gigantic page can fail on fragmentation (there is no CMA).
 	qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max
 	      -kernel "$root/boot/vmlinuz-$kver"
-	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3") ;;
+	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 hugepagesz=1G hugepages=2") ;;
 arm64)
 	qemu=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu "max,pauth=off"
 	      -kernel "$root/boot/vmlinuz-$kver"
@@ -161,11 +163,13 @@ esac
 log=${KMP_EMU_LOG:-$work/console.log}
 echo "  EMU     $name: ${qemu[0]} ($kver${modparams:+, $modparams}), timeout ${timeout_s}s" >&2
 set +e
-# The console goes to the log whole; firmware chatter (skiboot's "[ t,level]"
+# The console goes to the log whole, less SeaBIOS's terminal escapes;
+# firmware chatter (skiboot's "[ t,level]"
 # lines) and records passed through it (check.sh's KMP-REC lines) are left
 # out of what is shown.
 timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot -nic none \
-	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' | tee "$log" |
+	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' |
+	sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$log" |
 	grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+,[0-9]\]|^ S: [0-9a-f]+ R:|^CPU [0-9a-f]+ Backtrace:| --- OPAL boot ---|^KMP-REC'
 qemu_rc=${PIPESTATUS[0]}
 set -e
