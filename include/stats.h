@@ -43,6 +43,9 @@ bool stats_try_read(const struct kvm_stats *st, const char *name, uint64_t *val)
 
 void stats_snapshot(const struct kvm_stats *st, struct stats_snapshot *snap);
 void stats_snapshot_free(struct stats_snapshot *snap);
+/* One value of a snapshot by name: false if this KVM has no such stat. */
+bool stats_snapshot_value(const struct kvm_stats *st, const struct stats_snapshot *snap,
+			  const char *name, uint64_t *val);
 /* An all-zero snapshot: a baseline, or an accumulator for stats_delta_add(). */
 void stats_snapshot_zero(const struct kvm_stats *st, struct stats_snapshot *snap);
 /* acc += after - before, value by value (phases that recur, summed). */

@@ -265,6 +265,14 @@ void backing_alloc(struct backing *b, enum backing_src_type t, size_t size)
 		b->map_size = b->size;
 		b->map_base = backing_mmap(t, b->map_size, prot, anon | MAP_NORESERVE, -1);
 		b->hva = b->map_base;
+		/*
+		 * 4K pages even where THP is "always" (Debian's default), as
+		 * upstream's selftests do: anonymous_thp is the huge source,
+		 * and KVM maps guest memory with the host's page size.
+		 */
+		TEST_ASSERT(!madvise(b->hva, b->size, MADV_NOHUGEPAGE) || errno == EINVAL,
+			    "madvise(MADV_NOHUGEPAGE, %zu bytes) failed for %s: %s",
+			    b->size, backing_src_name(t), strerror(errno));
 		break;
 	case SRC_ANONYMOUS_THP:
 		/* Map one huge page extra so the start can be moved to a huge boundary. */

@@ -124,6 +124,17 @@ void stats_snapshot_free(struct stats_snapshot *snap)
 	snap->values = NULL;
 }
 
+bool stats_snapshot_value(const struct kvm_stats *st, const struct stats_snapshot *snap,
+			  const char *name, uint64_t *val)
+{
+	const struct kvm_stats_desc *d = stats_find(st, name);
+
+	if (!d)
+		return false;
+	*val = snap->values[d->offset / sizeof(uint64_t)];
+	return true;
+}
+
 static int64_t desc_delta(const struct kvm_stats_desc *d, const struct stats_snapshot *before,
 			  const struct stats_snapshot *after)
 {

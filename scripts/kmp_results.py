@@ -516,8 +516,12 @@ def print_zap_latency(pairs):
         print("%s:" % b.name)
         for title, sec in (("base:", b), ("new: ", n)):
             brk, win = fig_stat(sec, "lock_breaks"), fig_stat(sec, "kernel_zap_window")
-            if brk.n and win.n:
-                print("  %s lock-break: %d." % (title, int(round(brk.med))))
+            if win.n:
+                if brk.n:
+                    print("  %s lock-break: %d." % (title, int(round(brk.med))))
+                else:   # the TDP MMU: its zap holds mmu_lock for read, no breaks to count
+                    print("  %s lock-break: not counted (%s MMU)" % (
+                        title, sec.params.get("mmu") or "this"))
                 print("        %s: %x." % (ZAP_EVENT, int(round(win.med))))
             else:
                 reason = sec.params.get("trace_unavailable") or "no traced zap"
@@ -528,6 +532,10 @@ def print_zap_latency(pairs):
                            fig_stat(n, "ioctl_latency"), lambda v: "%d ns" % int(round(v))))
         print(compare_line("lock breaks (a lower bound)", fig_stat(b, "lock_breaks"),
                            fig_stat(n, "lock_breaks"), fmt_num))
+        for name, title in (("mmu_shadow_zapped", "MMU pages zapped"),
+                            ("mappings_dropped", "mappings dropped")):
+            if fig_stat(b, name).n or fig_stat(n, name).n:
+                print(compare_line(title, fig_stat(b, name), fig_stat(n, name), fmt_num))
 
 
 def print_generic(pairs):

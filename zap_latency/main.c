@@ -58,7 +58,11 @@ static void setup(struct zl *z)
 	memstress_enable_stamps(ms, STAMP_EVERY_PAGES, STAMP_RING);
 	z->clock_hz = arch_guest_clock_hz(ms->vm->vcpus[0]);
 	stats_open_vm(&z->vm_stats, ms->vm);
-	z->mmu_stats = stats_find(&z->vm_stats, "mmu_shadow_zapped") != NULL;
+	z->mapping_stats = stats_find(&z->vm_stats, "pages_4k") != NULL;
+	/* The TDP MMU has no shadow pages: mmu_shadow_zapped never moves there. */
+	z->shadow_pages = !z->tdp && stats_find(&z->vm_stats, "mmu_shadow_zapped") != NULL;
+	/* kvm_pvm's mmu_cache_miss stops at its first page: it tells nothing live. */
+	z->shadow_live_known = z->shadow_pages && host_mmu() != HOST_MMU_PVM;
 	z->zaps = calloc(z->o.zaps, sizeof(*z->zaps));
 	TEST_ASSERT(z->zaps, "out of memory");
 
@@ -135,7 +139,7 @@ int main(int argc, char **argv)
 	host_desc_read(&host);
 	host_desc_print(&host);
 	zl.mmu = strdup(host.mmu);
-	zl.tdp = !strcmp(host.mmu, "tdp_mmu");
+	zl.tdp = host.mmu_kind == HOST_MMU_TDP;
 	test_set_fail_hook(on_early_exit);
 
 	setup(&zl);

@@ -19,21 +19,45 @@ static double us(uint64_t ns)
 	return ns / 1e3;
 }
 
+/* "of N live (...)": shadow pages before the zap, where the stats tell. */
+static const char *live_text(const struct zl *z, const struct zl_zap *zap, char *buf, size_t len)
+{
+	if (z->shadow_live_known)
+		snprintf(buf, len, "of %ld live + %ld made during the zap (mmu_shadow_zapped; "
+			 "mmu_cache_miss)", (long)zap->shadow_live, (long)zap->shadow_made);
+	else
+		snprintf(buf, len, "(mmu_shadow_zapped; this KVM's mmu_cache_miss does not count "
+			 "its live shadow pages)");
+	return buf;
+}
+
 void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 {
 	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
-	char page[16];
+	char page[16], live[128];
 
 	/* The seed's form: its printk lines, latency in hex ns. */
 	if (zap->traced) {
-		printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
+		if (!z->tdp)
+			printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
 		printf("%s: %lx.\n", z->zap_event, (unsigned long)zap->window_ns);
 	}
-	if (z->mmu_stats)
-		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: %ld (mmu_shadow_zapped), "
-			       "%ld mappings dropped (pages_4k/2m/1g)\n", (unsigned long)i,
-			       (unsigned long)z->o.zaps, ms(ioctl_ns), (long)zap->shadow_zapped,
-			       (long)zap->pages_dropped);
+	if (z->shadow_pages)
+		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: %ld %s, %ld mappings "
+			       "dropped (4K %ld, 2M %ld, 1G %ld: pages_4k/2m/1g)\n",
+			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns),
+			       (long)zap->shadow_zapped, live_text(z, zap, live, sizeof(live)),
+			       (long)zap->pages_dropped, (long)zap->dropped[0], (long)zap->dropped[1],
+			       (long)zap->dropped[2]);
+	else if (z->mapping_stats)
+		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; mappings dropped: %ld of %ld (4K %ld of %ld, "
+			       "2M %ld of %ld, 1G %ld of %ld: pages_4k/2m/1g); MMU pages zapped: not "
+			       "counted (no KVM stat counts the TDP MMU's page-table pages)\n",
+			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns),
+			       (long)zap->pages_dropped,
+			       (long)(zap->mapped[0] + zap->mapped[1] + zap->mapped[2]),
+			       (long)zap->dropped[0], (long)zap->mapped[0], (long)zap->dropped[1],
+			       (long)zap->mapped[1], (long)zap->dropped[2], (long)zap->mapped[2]);
 	else
 		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: not counted (this "
 			       "host's KVM has no mmu_shadow_zapped or pages_4k/2m/1g stats)\n",
@@ -44,7 +68,14 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 			       "2M", (unsigned long)zap->slot_mapped,
 			       size_format(z->slot_log_page, page, sizeof(page)),
 			       (unsigned long)zap->slot_written);
-	if (zap->traced)
+	if (zap->traced && z->tdp)
+		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), lock breaks: not counted "
+			       "(the TDP MMU zaps invalidated roots with mmu_lock held for read, as "
+			       "vCPU faults hold it: interleaved events are not lock drops), %lu SPTE "
+			       "changes by the zapping task, %lu vCPU MMU events in the window\n",
+			       ms(zap->window_ns), (unsigned long)zap->window_ns,
+			       (unsigned long)zap->prepare_zaps, (unsigned long)zap->other_events);
+	else if (zap->traced)
 		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), %lu lock break(s) observed "
 			       "(a lower bound), used_pages %lu, %lu page zap events, %lu vCPU "
 			       "MMU events in the window\n", ms(zap->window_ns),
@@ -95,37 +126,48 @@ static uint64_t get_ioctl(const struct zl_zap *zap) { return ts_to_ns(zap->ioctl
 static uint64_t get_window(const struct zl_zap *zap) { return zap->window_ns; }
 static uint64_t get_breaks(const struct zl_zap *zap) { return zap->lock_breaks; }
 static uint64_t get_zapped(const struct zl_zap *zap) { return zap->shadow_zapped; }
+static uint64_t get_dropped(const struct zl_zap *zap) { return zap->pages_dropped; }
 static uint64_t get_stall(const struct zl_zap *zap) { return zap->during.max; }
 static uint64_t get_refault(const struct zl_zap *zap) { return ts_to_ns(zap->refault); }
 static uint64_t get_slot_mapped(const struct zl_zap *zap) { return zap->slot_mapped; }
 
+/* What a figure needs of the host or the run. */
+enum {
+	NEEDS_TRACE = 1,	/* the trace: without it, recorded as not measured */
+	NEEDS_SHADOW = 2,	/* an MMU with shadow pages (not the TDP MMU): else left out */
+	NEEDS_MAPPINGS = 4,	/* pages_4k/2m/1g stats: else left out */
+	NEEDS_SLOT_ONLY = 8,	/* a slot-only zap: else left out */
+	NEEDS_LOCK = 16,	/* a write-locked zap (not the TDP MMU's): else left out */
+};
+
 static const struct {
 	const char *name, *unit;
 	uint64_t (*get)(const struct zl_zap *);
-	bool traced;		/* needs the trace */
-	bool mmu_stats;		/* needs the MMU page stats */
-	bool slot_only;		/* only for slot-only zaps: left out of other records */
+	unsigned int needs;
 } figures[] = {
-	{ "ioctl_latency", "ns", get_ioctl, false, false, false },
-	{ "kernel_zap_window", "ns", get_window, true, false, false },
-	{ "lock_breaks", "breaks", get_breaks, true, false, false },
-	{ "mmu_shadow_zapped", "pages", get_zapped, false, true, false },
-	{ "slot_pages_mapped", "pages", get_slot_mapped, false, false, true },
-	{ "guest_stall_max", "ns", get_stall, false, false, false },
-	{ "refault_time", "ns", get_refault, false, false, false },
+	{ "ioctl_latency", "ns", get_ioctl, 0 },
+	{ "kernel_zap_window", "ns", get_window, NEEDS_TRACE },
+	{ "lock_breaks", "breaks", get_breaks, NEEDS_TRACE | NEEDS_LOCK },
+	{ "mmu_shadow_zapped", "pages", get_zapped, NEEDS_SHADOW },
+	{ "mappings_dropped", "mappings", get_dropped, NEEDS_MAPPINGS },
+	{ "slot_pages_mapped", "pages", get_slot_mapped, NEEDS_SLOT_ONLY },
+	{ "guest_stall_max", "ns", get_stall, 0 },
+	{ "refault_time", "ns", get_refault, 0 },
 };
 
 /* Whether figure f means anything for this run's host. */
 static bool figure_applies(const struct zl *z, size_t f)
 {
-	return !figures[f].slot_only || z->slot_only;
+	unsigned int n = figures[f].needs;
+
+	return (!(n & NEEDS_SLOT_ONLY) || z->slot_only) && (!(n & NEEDS_SHADOW) || z->shadow_pages) &&
+	       (!(n & NEEDS_MAPPINGS) || z->mapping_stats) && (!(n & NEEDS_LOCK) || !z->tdp);
 }
 
 /* Whether this run could measure figure f. */
 static bool figure_measured(const struct zl *z, size_t f)
 {
-	return figure_applies(z, f) && (!figures[f].traced || z->traced) &&
-	       (!figures[f].mmu_stats || z->mmu_stats);
+	return figure_applies(z, f) && (!(figures[f].needs & NEEDS_TRACE) || z->traced);
 }
 
 void zl_print_summary(const struct zl *z)
@@ -203,9 +245,19 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 
 		json_object_begin(&j, NULL);
 		json_u64(&j, "ioctl_ns", ts_to_ns(zap->ioctl));
-		if (z->mmu_stats) {
+		if (z->shadow_pages) {
 			json_i64(&j, "mmu_shadow_zapped", zap->shadow_zapped);
+			if (z->shadow_live_known) {
+				json_i64(&j, "shadow_pages_live", zap->shadow_live);
+				json_i64(&j, "shadow_pages_made", zap->shadow_made);
+			}
+		}
+		if (z->mapping_stats) {
 			json_i64(&j, "mappings_dropped", zap->pages_dropped);
+			json_i64(&j, "mappings_dropped_4k", zap->dropped[0]);
+			json_i64(&j, "mappings_dropped_2m", zap->dropped[1]);
+			json_i64(&j, "mappings_dropped_1g", zap->dropped[2]);
+			json_i64(&j, "mappings_before", zap->mapped[0] + zap->mapped[1] + zap->mapped[2]);
 		}
 		if (z->slot_only) {
 			json_u64(&j, "slot_pages_written", zap->slot_written);
@@ -216,7 +268,8 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		json_u64(&j, "kernel_zap_window_ns", zap->window_ns);
 		json_u64(&j, "used_pages", zap->used_pages);
 		json_u64(&j, "page_zap_events", zap->prepare_zaps);
-		json_u64(&j, "lock_breaks_observed", zap->lock_breaks);
+		if (!z->tdp)
+			json_u64(&j, "lock_breaks_observed", zap->lock_breaks);
 		json_u64(&j, "trace_events_lost", zap->trace_lost);
 		json_u64(&j, "stall_during_p50_ns", zap->during.p50);
 		json_u64(&j, "stall_during_p99_ns", zap->during.p99);

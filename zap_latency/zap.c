@@ -145,6 +145,18 @@ static void populate_slot(struct zl *z, struct zl_zap *zap)
 	zap->slot_mapped = bitmap_weight(z->slot_bitmap, ZL_SLOT_BYTES / z->slot_log_page);
 }
 
+/* What the MMU held right before the trigger: leaf mappings, live shadow pages. */
+static void zap_baseline(struct zl *z, const struct stats_snapshot *s0, struct zl_zap *zap)
+{
+	uint64_t created = 0, zapped = 0, v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(mapped_stats); i++)
+		zap->mapped[i] = stats_snapshot_value(&z->vm_stats, s0, mapped_stats[i], &v) ? v : 0;
+	stats_snapshot_value(&z->vm_stats, s0, "mmu_cache_miss", &created);
+	stats_snapshot_value(&z->vm_stats, s0, "mmu_shadow_zapped", &zapped);
+	zap->shadow_live = created - zapped;
+}
+
 /* Until the vCPUs touch pages at 90% of their warm rate again (or give up). */
 static void time_refault(struct zl *z, struct zl_zap *zap, double warm_rate, struct timespec t1)
 {
@@ -183,6 +195,7 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap)
 		trace_enable(&z->trace, true);
 	}
 	stats_snapshot(&z->vm_stats, &s0);
+	zap_baseline(z, &s0, zap);
 	stamp_indexes(z, start);
 	account_begin(&am, NULL);
 	t0 = ts_now();
@@ -213,8 +226,11 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap)
 	}
 
 	zap->shadow_zapped = stats_delta(&z->vm_stats, &s0, &s1, "mmu_shadow_zapped");
-	for (size_t i = 0; i < ARRAY_SIZE(mapped_stats); i++)
-		zap->pages_dropped -= stats_delta(&z->vm_stats, &s0, &s1, mapped_stats[i]);
+	zap->shadow_made = stats_delta(&z->vm_stats, &s0, &s1, "mmu_cache_miss");
+	for (size_t i = 0; i < ARRAY_SIZE(mapped_stats); i++) {
+		zap->dropped[i] = -stats_delta(&z->vm_stats, &s0, &s1, mapped_stats[i]);
+		zap->pages_dropped += zap->dropped[i];
+	}
 	stats_snapshot_free(&s0);
 	stats_snapshot_free(&s1);
 	untrigger(z);

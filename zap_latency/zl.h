@@ -45,7 +45,11 @@ struct zl_gaps {
 struct zl_zap {
 	struct timespec ioctl;		/* the trigger ioctl's latency */
 	int64_t shadow_zapped;		/* mmu_shadow_zapped delta */
+	int64_t shadow_live;		/* shadow pages before: mmu_cache_miss - mmu_shadow_zapped */
+	int64_t shadow_made;		/* ...made during the ioctl (running vCPUs): mmu_cache_miss delta */
 	int64_t pages_dropped;		/* drop of pages_4k + pages_2m + pages_1g */
+	int64_t dropped[3];		/* ...per size: 4K, 2M, 1G leaf mappings */
+	int64_t mapped[3];		/* leaf mappings per size right before the trigger */
 	/* From the trace (valid when traced). */
 	bool traced;
 	uint64_t window_ns;		/* kernel zap window */
@@ -75,7 +79,9 @@ struct zl {
 	uint64_t slot_log_page;		/* dirty_log_page_size(): the host's page */
 	uint64_t clock_hz;		/* guest_clock() rate */
 	struct kvm_stats vm_stats;
-	bool mmu_stats;			/* the VM stats count MMU pages (x86's mmu_shadow_zapped) */
+	bool mapping_stats;		/* the VM stats count leaf mappings (x86's pages_4k/2m/1g) */
+	bool shadow_pages;		/* ...and shadow pages (mmu_shadow_zapped; not the TDP MMU) */
+	bool shadow_live_known;		/* mmu_cache_miss counts every shadow page made (not kvm_pvm) */
 	struct trace trace;
 	bool traced;
 	char trace_why[256];		/* why not, when !traced */
