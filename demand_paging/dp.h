@@ -9,6 +9,7 @@
 
 #include "memstress.h"
 #include "page_source.h"
+#include "stats.h"
 #include "uffd.h"
 
 #define DP_MAX_SWEEP 32
@@ -41,6 +42,7 @@ struct dp_result {
 	uint64_t mem_fault_exits_seen;	/* KVM_EXIT_MEMORY_FAULT handled */
 	uint64_t mem_fault_eexist;	/* ...of which already resolved */
 	uint64_t p50_ns, p99_ns;	/* handler latency per fault */
+	struct stats_mappings mappings;	/* once every page was paged in */
 };
 
 /* options.c */

@@ -95,6 +95,16 @@ static void regions_finish(struct dp_run *run, struct dp_result *res)
 	sum->latency_ns = NULL;
 }
 
+/* What KVM mapped the paged-in memory with: uffd resolves 4K pages. */
+static void read_mappings(struct kvm_vm *vm, struct stats_mappings *m)
+{
+	struct kvm_stats st;
+
+	stats_open_vm(&st, vm);
+	stats_mappings_read(&st, m, "once paged in");
+	stats_close(&st);
+}
+
 void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exits,
 		 struct dp_result *res)
 {
@@ -129,6 +139,7 @@ void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exit
 	total = ts_elapsed(run.ms->start_time);
 	account_end(&am, "total_guest_execution_time", total);
 	memstress_stop(run.ms);
+	read_mappings(run.ms->vm, &res->mappings);
 
 	if (o->mode != UFFD_MODE_NONE)
 		regions_finish(&run, res);

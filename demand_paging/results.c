@@ -38,6 +38,7 @@ void dp_print_result(const struct dp_opts *o, const struct dp_result *r)
 	printf("Total guest execution time:\t" TS_FMT "\n", TS_ARGS(r->total));
 	printf("Per-vcpu demand paging rate:\t%f pgs/sec/vcpu\n", r->vcpu_rate);
 	printf("Overall demand paging rate:\t%f pgs/sec\n", r->overall_rate);
+	stats_mappings_print(&r->mappings);
 	if (o->mode == UFFD_MODE_NONE)
 		return;
 	ksft_print_msg("userfaultfd: %lu faults, %lu resolved, %lu EEXIST races; handler "
@@ -113,6 +114,7 @@ static void write_run(struct json *j, const struct dp_result *r)
 	json_object_begin(j, NULL);
 	json_u64(j, "vcpus", r->vcpus);
 	json_bool(j, "mem_fault_exits", r->mem_fault_exits);
+	stats_mappings_json(j, &r->mappings);
 	json_object_begin(j, "figures");
 	record_figure(j, "total_guest_execution_time", "s", ts_to_sec(r->total), NULL, 0);
 	record_figure(j, "per_vcpu_paging_rate", "pages/s/vcpu", r->vcpu_rate, NULL, 0);

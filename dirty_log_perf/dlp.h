@@ -84,6 +84,7 @@ struct dlp {
 	uint64_t verify_lost;			/* written (dirty-log) pages missing from the log */
 
 	struct kvm_stats vm_stats;
+	struct stats_mappings mappings;	/* after populate */
 	struct stats_snapshot phase_stats[NR_PHASES];
 };
 

@@ -217,6 +217,8 @@ static void run(struct dlp *d)
 	account_end(&am, "populate_time", d->populate);
 	phase_add(d, PH_POPULATE, &snap);
 	printf("Populate memory time: " TS_FMT "\n", TS_ARGS(d->populate));
+	stats_mappings_read(&d->vm_stats, &d->mappings, "after populate");
+	stats_mappings_print(&d->mappings);
 
 	stats_snapshot(&d->vm_stats, &snap);
 	logging_flags(d, true);

@@ -128,6 +128,7 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	host_desc_read(&host);
 	record_begin(&j, "dirty_log_perf", argc, argv, &host);
 	write_params(&j, d);
+	stats_mappings_json(&j, &d->mappings);
 
 	json_object_begin(&j, "figures");
 	record_figure(&j, "populate_time", "s", ts_to_sec(d->populate), NULL, 0);

@@ -71,4 +71,21 @@ void stats_delta_print(const struct kvm_stats *st, const struct stats_snapshot *
 void stats_delta_print_section(const struct kvm_stats *st, const struct stats_snapshot *before,
 			       const struct stats_snapshot *after, const char *heading);
 
+/*
+ * The leaf mappings KVM holds for the VM, per size (x86: pages_4k/2m/1g),
+ * at one point of a run ("after populate"): shows when THP made guest
+ * memory 2M-mapped.  Where they are not counted, why.
+ */
+struct stats_mappings {
+	char when[48];
+	bool counted;
+	uint64_t n[3];			/* 4K, 2M, 1G */
+	const char *why;		/* when !counted */
+};
+void stats_mappings_read(const struct kvm_stats *st, struct stats_mappings *m, const char *when);
+/* "# guest memory mapped by KVM after populate: 4K N, 2M N, 1G N (pages_4k/2m/1g)" */
+void stats_mappings_print(const struct stats_mappings *m);
+/* "mappings": {"when", "pages_4k", "pages_2m", "pages_1g", "not_counted"} (nothing if unread). */
+void stats_mappings_json(struct json *j, const struct stats_mappings *m);
+
 #endif

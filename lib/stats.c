@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "host_desc.h"
 #include "json.h"
 #include "kvm_util.h"
 #include "stats.h"
@@ -205,4 +206,51 @@ void stats_delta_print_section(const struct kvm_stats *st, const struct stats_sn
 	} else {
 		ksft_print_msg("%s: %s\n", heading, scalars ? "none changed" : "none on this host");
 	}
+}
+
+/* ---- leaf mappings per size ---- */
+
+static const char *const mapping_stats[] = { "pages_4k", "pages_2m", "pages_1g" };
+
+void stats_mappings_read(const struct kvm_stats *st, struct stats_mappings *m, const char *when)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->when, sizeof(m->when), "%s", when);
+	/* kvm_pvm has the stats but emulates guest accesses: they never move. */
+	if (host_mmu() == HOST_MMU_PVM) {
+		m->why = "kvm_pvm emulates the guest's accesses and maps nothing it counts";
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(mapping_stats); i++) {
+		if (!stats_try_read(st, mapping_stats[i], &m->n[i])) {
+			m->why = "this KVM has no pages_4k/2m/1g stats";
+			return;
+		}
+	}
+	m->counted = true;
+}
+
+void stats_mappings_print(const struct stats_mappings *m)
+{
+	if (m->counted)
+		ksft_print_msg("guest memory mapped by KVM %s: 4K %lu, 2M %lu, 1G %lu "
+			       "(pages_4k/2m/1g)\n", m->when, (unsigned long)m->n[0],
+			       (unsigned long)m->n[1], (unsigned long)m->n[2]);
+	else
+		ksft_print_msg("guest memory mapped by KVM %s: not counted (%s)\n", m->when, m->why);
+}
+
+void stats_mappings_json(struct json *j, const struct stats_mappings *m)
+{
+	if (!m->when[0])
+		return;		/* the run ended before it was read */
+	json_object_begin(j, "mappings");
+	json_string(j, "when", m->when);
+	for (size_t i = 0; i < ARRAY_SIZE(mapping_stats); i++)
+		if (m->counted)
+			json_u64(j, mapping_stats[i], m->n[i]);
+		else
+			json_null(j, mapping_stats[i]);
+	json_string(j, "not_counted", m->counted ? NULL : m->why);
+	json_object_end(j);
 }

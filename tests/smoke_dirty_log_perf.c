@@ -26,6 +26,28 @@ static uint64_t figure_value(const struct tool_run *r, const char *fig)
 	return (uint64_t)tool_figure(r, "", fig);
 }
 
+/*
+ * The mappings KVM held after populate: where they are counted, at least
+ * the pages the vCPUs wrote (4K, or 2M where THP backs the memory), and the
+ * output names them; elsewhere null, with the reason in the record and the
+ * output.
+ */
+static void check_mappings(struct __test_metadata *_metadata, const struct tool_run *r)
+{
+	double vcpus = jv_number(r->doc, "params/vcpus");
+	double bytes = jv_number(r->doc, "params/vcpu_bytes");
+
+	ASSERT_STREQ("after populate", jv_string(r->doc, "mappings/when"));
+	if (jv_type(r->doc, "mappings/pages_4k") == JV_NULL) {
+		ASSERT_NE(NULL, jv_string(r->doc, "mappings/not_counted"));
+		ASSERT_NE(NULL, strstr(r->out, "guest memory mapped by KVM after populate: not counted ("));
+		return;
+	}
+	ASSERT_GE(jv_number(r->doc, "mappings/pages_4k") + 512 * jv_number(r->doc, "mappings/pages_2m") +
+		  512 * 512 * jv_number(r->doc, "mappings/pages_1g"), vcpus * bytes / 4096);
+	ASSERT_NE(NULL, strstr(r->out, "guest memory mapped by KVM after populate: 4K "));
+}
+
 /* Common checks of a passing run with `iters` iterations. */
 static void check_pass(struct __test_metadata *_metadata, struct tool_run *r, int iters)
 {
@@ -51,6 +73,7 @@ static void check_pass(struct __test_metadata *_metadata, struct tool_run *r, in
 	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/populate/pages_2m"));
 #endif
 	ASSERT_NE(JV_MISSING, jv_type(r->doc, "phases/get_dirty_log/remote_tlb_flush"));
+	check_mappings(_metadata, r);
 	ASSERT_EQ(iters, jv_size(r->doc, "figures/get_dirty_log_time/values") +
 			 jv_size(r->doc, "figures/harvest_dirty_ring_time/values"));
 }

@@ -37,6 +37,7 @@ static int64_t vcpu_stat_deltas[ARRAY_SIZE(vcpu_stat_names)];
 static bool vcpu_stat_present[ARRAY_SIZE(vcpu_stat_names)];
 static struct kvm_stats vm_stats;
 static struct stats_snapshot vm_before, vm_after;
+static struct stats_mappings mappings;	/* at the end of the run */
 
 /*
  * x86 over EPT/NPT: the guest's INVLPG and CR3 writes do not exit, so KVM's
@@ -75,6 +76,7 @@ static int write_json(const char *status, const char *reason)
 	json_string(&j, "flush", tb_flush_name(tb.o.flush));
 	json_bool(&j, "shared", tb.o.shared);
 	json_object_end(&j);
+	stats_mappings_json(&j, &mappings);
 	json_object_begin(&j, "figures");
 	rates = calloc(tb.o.vcpus, sizeof(double));
 	TEST_ASSERT(rates, "out of memory");
@@ -189,6 +191,7 @@ static void run(void)
 		tb_profile_stop_and_print(profiler);
 
 	stats_snapshot(&vm_stats, &vm_after);
+	stats_mappings_read(&vm_stats, &mappings, "at the end of the run");
 	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++)
 		vcpu_stat_deltas[i] = vcpus_stat(vst, vcpu_stat_names[i]) - before[i];
 	for (uint32_t v = 0; v < tb.o.vcpus; v++)
@@ -221,6 +224,7 @@ static void print_results(void)
 	if (tb_arch_figures)
 		tb_arch_figures(&tb, NULL);
 	stats_delta_print_section(&vm_stats, &vm_before, &vm_after, "VM MMU stats over the run");
+	stats_mappings_print(&mappings);
 }
 
 /* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */

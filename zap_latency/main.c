@@ -98,6 +98,8 @@ static void run(struct zl *z)
 	ga->random_access = 0;
 	memstress_start(z->ms);
 	memstress_wait_iteration(z->ms);
+	stats_mappings_read(&z->vm_stats, &z->mappings, "after populate");
+	stats_mappings_print(&z->mappings);
 	ga->random_access = 1;
 	memstress_next_iteration(z->ms);
 

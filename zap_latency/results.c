@@ -212,6 +212,7 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 	json_string(&j, "trace_unavailable", z->traced ? NULL : z->trace_why);
 	json_object_end(&j);
 
+	stats_mappings_json(&j, &z->mappings);
 	json_object_begin(&j, "figures");
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
 		double *v = calloc(z->nr_done + 1, sizeof(double));

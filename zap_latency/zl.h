@@ -79,6 +79,7 @@ struct zl {
 	uint64_t slot_log_page;		/* dirty_log_page_size(): the host's page */
 	uint64_t clock_hz;		/* guest_clock() rate */
 	struct kvm_stats vm_stats;
+	struct stats_mappings mappings;	/* after populate */
 	bool mapping_stats;		/* the VM stats count leaf mappings (x86's pages_4k/2m/1g) */
 	bool shadow_pages;		/* ...and shadow pages (mmu_shadow_zapped; not the TDP MMU) */
 	bool shadow_live_known;		/* mmu_cache_miss counts every shadow page made (not kvm_pvm) */

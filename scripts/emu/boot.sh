@@ -147,7 +147,7 @@ x86_64)
 	# host's kernel at static-key patch sites (docs/arches.md).  Two 1G
 	# hugetlb pages are reserved at boot: after a few tests, a runtime
 	# request for a gigantic page can fail on fragmentation (there is no CMA).
-	qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max
+	qemu=(qemu-system-x86_64 -accel "tcg,thread=single" -cpu max
 	      -kernel "$root/boot/vmlinuz-$kver"
 	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 hugepagesz=1G hugepages=2") ;;
 arm64)

@@ -12,7 +12,8 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 only=${KMP_EMU_HOSTS:-}
 
 failed=() ran=0
-while read -r name kernel machine list params; do
+listdir=$(dirname "$hosts")
+while read -r name kernel machine list params <&3; do
 	case "$name" in ''|'#'*) continue ;; esac
 	if [ -z "$list" ]; then
 		echo "emu/check-hosts.sh: $hosts: host '$name' needs NAME KERNEL MACHINE LIST" >&2
@@ -24,15 +25,15 @@ while read -r name kernel machine list params; do
 	start=$SECONDS
 	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$kernel KMP_EMU_MODPARAMS=$params \
 	   KMP_EMU_MACHINE=$([ "$machine" = - ] || echo "$machine") KMP_EMU_CHECK_NAME=$name \
-	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$(dirname "$hosts")/$list" "$timeout_s" </dev/null; then
+	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$listdir/$list" "$timeout_s" </dev/null; then
 		echo "=== '$name' passed in $((SECONDS - start)) s"
 	else
 		echo "=== '$name' FAILED in $((SECONDS - start)) s"
 		failed+=("$name")
 	fi
-done < "$hosts"
+done 3< "$hosts"
 if [ "$ran" -eq 0 ]; then
-	echo "emu/check-hosts.sh: no host of $hosts ran${only:+ (KMP_EMU_HOSTS='$only')}" >&2
+	echo "emu/check-hosts.sh: no host of $hosts ran${only:+ (KMP_EMU_HOSTS=\"$only\")}" >&2
 	exit 2
 fi
 if [ "${#failed[@]}" -gt 0 ]; then
