@@ -162,7 +162,10 @@ extern void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
 /* KVM_RUN, retrying EINTR; a memory-fault exit fails the test. */
 void vcpu_run(struct kvm_vcpu *vcpu);
 
-/* Fail the test: exit reason, RIP/PC and registers of an unexpected exit. */
+/*
+ * Fail the test: exit reason, RIP/PC and registers of an unexpected exit
+ * (a guest exception the arch decodes: that exception).
+ */
 void __attribute__((noreturn)) vcpu_unexpected_exit(struct kvm_vcpu *vcpu);
 const char *exit_reason_str(uint32_t reason);
 /* Registers and the last exit, for failure reports. */
@@ -211,6 +214,13 @@ void arch_vcpu_set_root(struct kvm_vcpu *vcpu, uint64_t root);
 uint64_t arch_gva2gpa(struct kvm_vm *vm, uint64_t gva);
 uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu);
 void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent);
+/*
+ * If the vCPU's last exit is the guest's own report of an exception it
+ * took, a one-line description of it in buf (returned); else NULL.
+ * vcpu_unexpected_exit() fails with it.  A weak default returns NULL (arm64
+ * and powerpc name the exception in arch_vcpu_dump() only).
+ */
+const char *arch_vcpu_exception(struct kvm_vcpu *vcpu, char *buf, size_t len);
 /* Guest page-table pages needed to map `pages` 4K pages (a safe overestimate). */
 uint64_t arch_page_table_pages(uint64_t pages);
 /* Ticks per second of the guest's guest_clock() (call before the vCPU runs). */

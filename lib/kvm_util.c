@@ -294,9 +294,10 @@ struct kvm_vm *vm_create_mode(enum guest_mode mode, uint32_t nr_vcpus, uint64_t 
 
 	/*
 	 * Slot 0: 64 MiB for the binary and descriptors, page tables for the
-	 * test memory, and per vCPU a stack and room for per-vCPU data (e.g.
-	 * memstress's progress stamps).  It is lazily populated anonymous
-	 * memory, so a generous size costs nothing.
+	 * test memory, and per vCPU a stack, room for per-vCPU data (e.g.
+	 * memstress's progress stamps) and a page (x86: TSS and IST1 stack).
+	 * It is lazily populated anonymous memory, so a generous size costs
+	 * nothing.
 	 */
 	sys_pages = (64ULL << 20) / vm->page_size + arch_page_table_pages(extra_pages) +
 		    (uint64_t)nr_vcpus * ((VCPU_STACK_SIZE + VCPU_DATA_SIZE) / vm->page_size + 1);
@@ -514,11 +515,22 @@ void vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *indent)
 	arch_vcpu_dump(f, vcpu, indent);
 }
 
+/* Arches whose exception reports only arch_vcpu_dump() decodes keep this default. */
+const char * __attribute__((weak)) arch_vcpu_exception(struct kvm_vcpu *vcpu, char *buf,
+							size_t len)
+{
+	return NULL;
+}
+
 void vcpu_unexpected_exit(struct kvm_vcpu *vcpu)
 {
+	char exc[256];
+
 	fflush(stdout);
 	fprintf(stderr, "Unexpected exit from vCPU %u:\n", vcpu->id);
 	vcpu_dump(stderr, vcpu, "  ");
+	if (arch_vcpu_exception(vcpu, exc, sizeof(exc)))
+		TEST_FAIL("vCPU %u: %s", vcpu->id, exc);
 	TEST_FAIL("vCPU %u: unexpected exit %s (%u) at PC 0x%lx", vcpu->id,
 		  exit_reason_str(vcpu->last_exit_reason), vcpu->last_exit_reason,
 		  (unsigned long)arch_vcpu_pc(vcpu));

@@ -71,6 +71,9 @@ static void run_one_vcpu(const void *p)
 
 	if (o->mmio_gpa)
 		virt_map(vm, o->mmio_gpa, o->mmio_gpa, 4096, 4096);
+	/* For tests that check where a fault left RSP. */
+	printf("vCPU stack: 0x%lx-0x%lx\n", (unsigned long)vcpu->stack_gva,
+	       (unsigned long)(vcpu->stack_gva + VCPU_STACK_SIZE));
 	vcpu_args_set(vcpu, 2, o->arg0, o->arg1);
 	vcpu_run_ucall(vcpu, &uc);
 	_exit(0);	/* not reached in these tests: the run fails the child */
@@ -100,15 +103,125 @@ TEST(guest_assert_reaches_host)
 }
 
 #ifdef __x86_64__
+/* Run o in a child that must fail; its output (in out) must say each of says. */
+static void expect_failure_saying(struct __test_metadata *_metadata, const struct one_vcpu *o,
+				  char *out, size_t len, const char *const says[])
+{
+	EXPECT_EQ(KSFT_FAIL, expect_child_failure(_metadata, o, out, len));
+	for (int i = 0; says[i]; i++) {
+		/* Braces: the macro's TH_LOG handler is a statement of its own. */
+		EXPECT_NE(NULL, strstr(out, says[i])) TH_LOG("no \"%s\" in it", says[i]);
+	}
+}
+
 TEST(unknown_port_is_an_unexpected_exit)
 {
+	static const char *const says[] = { "unexpected exit IO", "port 0x3f8 out", "rip 0x", NULL };
 	struct one_vcpu o = { .entry = guest_unknown_port };
 	char out[8192];
 
-	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "unexpected exit IO"));
-	EXPECT_NE(NULL, strstr(out, "port 0x3f8 out"));
+	expect_failure_saying(_metadata, &o, out, sizeof(out), says);
+}
+
+struct exc_report {
+	char name[16];
+	unsigned long vector, error_code, rip, cr2, rsp;
+	unsigned long stack_lo, stack_hi;	/* the vCPU's stack, as the child printed it */
+};
+
+/*
+ * Run o in a child that must fail with a guest exception: its failure line
+ * for it, parsed, and the vCPU stack it printed.
+ */
+static bool run_to_exception(struct __test_metadata *_metadata, const struct one_vcpu *o,
+			     struct exc_report *r, char *out, size_t len)
+{
+	const char *fail, *stack;
+
+	if (expect_child_failure(_metadata, o, out, len) != KSFT_FAIL)
+		return false;
+	fail = strstr(out, "vCPU 0: guest exception: ");
+	stack = strstr(out, "vCPU stack: ");
+	return fail && stack &&
+	       sscanf(fail, "vCPU 0: guest exception: vector %lu (%15[^)]), error code 0x%lx, "
+		      "rip 0x%lx, cr2 0x%lx, rsp 0x%lx", &r->vector, r->name, &r->error_code,
+		      &r->rip, &r->cr2, &r->rsp) == 6 &&
+	       sscanf(stack, "vCPU stack: 0x%lx-0x%lx", &r->stack_lo, &r->stack_hi) == 2;
+}
+
+static void expect_vector(struct __test_metadata *_metadata, const struct exc_report *r,
+			  unsigned long vector, const char *name, unsigned long error_code)
+{
+	EXPECT_EQ(vector, r->vector);
+	EXPECT_STREQ(name, r->name);
+	EXPECT_EQ(error_code, r->error_code);
+}
+
+/*
+ * The guest's IDT stubs report a #PF: vector 14, error code 0 (a read of a
+ * not-present page, supervisor), CR2 the address, RIP the load in
+ * guest_unmapped_load(), RSP on the vCPU's stack; the test fails with that
+ * line, the dump shows it and the registers.
+ */
+TEST(guest_exception_is_reported)
+{
+	struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL };
+	unsigned long fn = (unsigned long)(uintptr_t)guest_unmapped_load;
+	struct exc_report r;
+	char out[8192];
+
+	ASSERT_TRUE(run_to_exception(_metadata, &o, &r, out, sizeof(out)));
+	expect_vector(_metadata, &r, 14, "#PF", 0);
+	EXPECT_EQ(0x5000000000UL, r.cr2);
+	EXPECT_TRUE(r.rip >= fn && r.rip < fn + 64);
+	EXPECT_TRUE(r.rsp > r.stack_lo && r.rsp < r.stack_hi);
+	EXPECT_NE(NULL, strstr(out, "last exit IO (2), port 0xe8 out"));
+	EXPECT_NE(NULL, strstr(out, "  guest exception: vector 14 (#PF), error code 0x0"));
 	EXPECT_NE(NULL, strstr(out, "rip 0x"));
+}
+
+/* #DE (no error code: the stub's 0 keeps the frame uniform), RIP the DIV itself. */
+TEST(divide_error_is_reported)
+{
+	struct one_vcpu o = { .entry = guest_divide_by_zero };
+	struct exc_report r;
+	char out[8192];
+
+	ASSERT_TRUE(run_to_exception(_metadata, &o, &r, out, sizeof(out)));
+	expect_vector(_metadata, &r, 0, "#DE", 0);
+	EXPECT_EQ((unsigned long)(uintptr_t)guest_div_insn, r.rip);
+	EXPECT_TRUE(r.rsp > r.stack_lo && r.rsp < r.stack_hi);
+}
+
+/*
+ * A push through an RSP that maps nothing still reports, from IST1: a #PF
+ * writing (error code 2) at RSP - 8, with the bad RSP in the frame.
+ */
+TEST(bad_stack_fault_is_reported)
+{
+	struct one_vcpu o = { .entry = guest_bad_stack, .arg0 = 0x5000001000ULL };
+	struct exc_report r;
+	char out[8192];
+
+	ASSERT_TRUE(run_to_exception(_metadata, &o, &r, out, sizeof(out)));
+	expect_vector(_metadata, &r, 14, "#PF", 2);
+	EXPECT_EQ(0x5000000ff8UL, r.cr2);
+	EXPECT_EQ(0x5000001000UL, r.rsp);
+}
+
+/*
+ * What the IDT cannot deliver is still a triple fault: SHUTDOWN, with the
+ * registers (on SVM, KVM resets the vCPU first: their values are not asserted).
+ */
+TEST(triple_fault_is_a_shutdown)
+{
+	static const char *const says[] = { "unexpected exit SHUTDOWN (8)", "rip 0x", "cr2 0x",
+					    NULL };
+	struct one_vcpu o = { .entry = guest_triple_fault };
+	char out[8192];
+
+	expect_failure_saying(_metadata, &o, out, sizeof(out), says);
+	EXPECT_EQ(NULL, strstr(out, "guest exception"));
 }
 #endif
 

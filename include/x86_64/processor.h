@@ -3,6 +3,19 @@
 #ifndef KMP_X86_PROCESSOR_H
 #define KMP_X86_PROCESSOR_H
 
+/*
+ * Guest exceptions (lib/x86_64/idt_handlers.S): vectors 0-31 have a stub
+ * each, X86_IDT_STUB_SIZE bytes apart, that reports with an OUT to
+ * X86_EXC_PIO_PORT (below 0x100: OUT's immediate form needs no register).
+ * The CPU pushes an error code for the vectors in X86_EXC_ERROR_CODE_MASK
+ * (8, 10-14, 17, 21, 29, 30).  (No ULL: the stubs use these.)
+ */
+#define X86_NR_EXCEPTIONS 32
+#define X86_IDT_STUB_SIZE 16
+#define X86_EXC_PIO_PORT 0xe8
+#define X86_EXC_ERROR_CODE_MASK 0x60227d00
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 #define X86_CR0_PE (1ULL << 0)
@@ -33,7 +46,7 @@
 /* GDT selectors. */
 #define KERNEL_CS 0x8
 #define KERNEL_DS 0x10
-#define KERNEL_TSS 0x18
+#define KERNEL_TSS 0x18	/* vCPU 0's; vCPU n has KERNEL_TSS + 16 * n */
 
 /* The port guest ucalls write to; the ucall struct's gva is in RDI. */
 #define UCALL_PIO_PORT 0x1000
@@ -42,12 +55,32 @@
 #define ARCH_PC_NAME "rip"
 
 struct vm_arch {
-	uint64_t gdt, idt, tss;		/* gva of one page each */
+	uint64_t gdt, idt;		/* gva: the GDT (a TSS descriptor per vCPU), the IDT */
 };
 
 struct vcpu_arch {
-	int unused;
+	uint64_t exc_page;		/* gva: the vCPU's own TSS, and IST1's stack above it */
 };
+
+/*
+ * What the exception stubs leave at the top of IST1's stack, lowest address
+ * first: CR2 and the vector (pushed by the stub), the error code (by the
+ * CPU, or 0 by the stub), then the CPU's interrupt frame.
+ */
+struct x86_exception_frame {
+	uint64_t cr2, vector, error_code, rip, cs, rflags, rsp, ss;
+};
+
+/* The 64-bit TSS, as the CPU reads it (its limit is sizeof - 1). */
+struct x86_tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
 
 /* ---- guest helpers ---- */
 static inline void cpu_relax(void)
@@ -87,4 +120,14 @@ static inline void invlpg(uint64_t gva)
 	__asm__ __volatile__("invlpg (%0)" ::"r"(gva) : "memory");
 }
 
+/* ---- host side (lib/x86_64/exception.c) ---- */
+struct kvm_vm;
+struct kvm_vcpu;
+
+/* Fill the VM's IDT: vectors 0-31 through IST1 to their stubs. */
+void x86_idt_init(struct kvm_vm *vm);
+/* The vCPU's TSS (TR's base) with IST1 set; returns its gva. */
+uint64_t x86_vcpu_tss_init(struct kvm_vcpu *vcpu);
+
+#endif /* !__ASSEMBLER__ */
 #endif

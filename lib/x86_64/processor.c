@@ -2,6 +2,7 @@
 /*
  * x86_64 guests: 4-level page tables, a GDT/IDT/TSS, and vCPU state that a
  * real VMX or SVM host accepts (not just this machine's lenient KVM).
+ * Guest exceptions: lib/x86_64/exception.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,8 +14,11 @@
 #include "kvm_util.h"
 #include "ucall.h"
 
-/* 64-bit TSS: enough for a valid TR; the guest never switches stacks. */
-#define TSS_LIMIT 0x67
+/*
+ * The GDT: code, data, then a 16-byte TSS descriptor per vCPU (selector
+ * KERNEL_TSS + 16 * id), each vCPU's TSS holding its own IST1.
+ */
+#define GDT_SIZE (KERNEL_TSS + 16 * KMP_MAX_VCPUS)
 
 static uint64_t *pte_hva(struct kvm_vm *vm, uint64_t table_gpa, int index)
 {
@@ -178,10 +182,11 @@ static struct kvm_segment seg_data64(void)
 	};
 }
 
-static struct kvm_segment seg_tss64(struct kvm_vm *vm)
+static struct kvm_segment seg_tss64(struct kvm_vcpu *vcpu, uint64_t base)
 {
 	return (struct kvm_segment){
-		.selector = KERNEL_TSS, .base = vm->arch.tss, .limit = TSS_LIMIT,
+		.selector = KERNEL_TSS + 16 * vcpu->id, .base = base,
+		.limit = sizeof(struct x86_tss) - 1,
 		.type = 0xb, /* busy 64-bit TSS, as VMX requires of TR */
 		.present = 1,
 	};
@@ -189,20 +194,18 @@ static struct kvm_segment seg_tss64(struct kvm_vm *vm)
 
 void arch_vm_init(struct kvm_vm *vm)
 {
-	struct kvm_segment cs = seg_code64(), ds = seg_data64(), tr;
+	struct kvm_segment cs = seg_code64(), ds = seg_data64();
 
-	vm->arch.gdt = vm_vaddr_alloc(vm, vm->page_size);
+	vm->arch.gdt = vm_vaddr_alloc(vm, GDT_SIZE);
 	vm->arch.idt = vm_vaddr_alloc(vm, vm->page_size);
-	vm->arch.tss = vm_vaddr_alloc(vm, vm->page_size);
-	tr = seg_tss64(vm);
 	gdt_set(vm, &cs);
 	gdt_set(vm, &ds);
-	gdt_set(vm, &tr);
 	/*
-	 * The IDT stays empty (not-present gates): guest code must not take
-	 * exceptions, and one that does ends in a triple fault the host reports
-	 * as a SHUTDOWN exit with the registers.
+	 * Exceptions 0-31 reach stubs that report them to the host; anything
+	 * else (another vector, a fault while reporting) still ends in a triple
+	 * fault, a SHUTDOWN exit.
 	 */
+	x86_idt_init(vm);
 }
 
 /* ---- vCPUs ---- */
@@ -231,10 +234,15 @@ void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code)
 {
 	struct kvm_vm *vm = vcpu->vm;
 	uint64_t stack_top = vcpu->stack_gva + VCPU_STACK_SIZE;
+	struct kvm_segment tr;
 	struct kvm_sregs sregs;
 	struct kvm_regs regs;
 
+	TEST_ASSERT(vcpu->id < KMP_MAX_VCPUS, "x86_64: vCPU id %u has no TSS descriptor "
+		    "(ids below %u)", vcpu->id, KMP_MAX_VCPUS);
 	vcpu_set_cpuid(vcpu);
+	tr = seg_tss64(vcpu, x86_vcpu_tss_init(vcpu));
+	gdt_set(vm, &tr);
 
 	vcpu_sregs_get(vcpu, &sregs);
 	sregs.cr0 = X86_CR0_PE | X86_CR0_MP | X86_CR0_ET | X86_CR0_NE | X86_CR0_WP | X86_CR0_PG;
@@ -243,11 +251,11 @@ void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code)
 	sregs.cr3 = vm->pgd;
 	sregs.cs = seg_code64();
 	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = seg_data64();
-	sregs.tr = seg_tss64(vm);
+	sregs.tr = tr;
 	memset(&sregs.ldt, 0, sizeof(sregs.ldt));
 	sregs.ldt.unusable = 1;
 	sregs.gdt.base = vm->arch.gdt;
-	sregs.gdt.limit = vm->page_size - 1;
+	sregs.gdt.limit = GDT_SIZE - 1;
 	sregs.idt.base = vm->arch.idt;
 	sregs.idt.limit = 256 * 16 - 1;
 	vcpu_sregs_set(vcpu, &sregs);
@@ -291,7 +299,11 @@ void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *in)
 {
 	struct kvm_sregs s;
 	struct kvm_regs r;
+	char exc[256];
 
+	/* One of the guest's exception stubs exited: say which exception. */
+	if (arch_vcpu_exception(vcpu, exc, sizeof(exc)))
+		fprintf(f, "%s%s\n", in, exc);
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
 		fprintf(f, "%s(registers unavailable: %s)\n", in, strerror(errno));
 		return;
