@@ -226,6 +226,7 @@ static void vcpu_set_cpuid(struct kvm_vcpu *vcpu)
 		free(cpuid);
 		nent *= 2;
 	}
+	errno = 0;	/* a failure report names errno: not this loop's E2BIG */
 	vcpu_ioctl(vcpu, KVM_SET_CPUID2, cpuid);
 	free(cpuid);
 }

@@ -12,7 +12,9 @@
 # default 2), KMP_EMU_MEM (its memory, default 2G; 6G on x86_64),
 # KMP_EMU_MODPARAMS (KVM module parameters in the kernel command line's
 # syntax, e.g. "kvm_amd.npt=0 kvm.tdp_mmu=0"), KMP_EMU_NAME (a label for the
-# host in messages).
+# host in messages), KMP_EMU_ACCEL (x86_64: QEMU's -accel, default
+# tcg,thread=single; "tcg" is multi-threaded TCG, which is not stable, see
+# docs/arches.md).
 set -euo pipefail
 arch=$1 bindir=$2 script=$3 timeout_s=${4:-900}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -119,7 +121,7 @@ for p in $modparams; do
 done
 
 case "$arch" in
-x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel tcg,thread=single -cpu max (Debian $kver${modparams:+, $modparams})" ;;
+x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single} -cpu max (Debian $kver${modparams:+, $modparams})" ;;
 arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off (Debian $kver)" ;;
 powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8} (Debian $kver)" ;;
 esac
@@ -147,7 +149,7 @@ x86_64)
 	# host's kernel at static-key patch sites (docs/arches.md).  Two 1G
 	# hugetlb pages are reserved at boot: after a few tests, a runtime
 	# request for a gigantic page can fail on fragmentation (there is no CMA).
-	qemu=(qemu-system-x86_64 -accel "tcg,thread=single" -cpu max
+	qemu=(qemu-system-x86_64 -accel "${KMP_EMU_ACCEL:-tcg,thread=single}" -cpu max
 	      -kernel "$root/boot/vmlinuz-$kver"
 	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 hugepagesz=1G hugepages=2") ;;
 arm64)

@@ -54,13 +54,14 @@ if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
 	dpkg --add-architecture "$deb_arch"
 	apt-get update -q >/dev/null 2>&1 || true	# a foreign index mid-sync is not fatal
 fi
-# The meta package names the current kernel image package.
+# The meta package names the current kernel image package (apt-cache fails
+# for an unknown one: that is the error below, not set -e's).
 image=$(apt-cache depends "$meta:$deb_arch" 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1)
+	sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1 || true)
 if [ -z "$image" ]; then
 	apt-get update -q >/dev/null 2>&1 || true
 	image=$(apt-cache depends "$meta:$deb_arch" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1)
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -1 || true)
 fi
 [ -n "$image" ] || fail "$meta:$deb_arch" "apt-cache names no kernel image for it"
 image=${KMP_EMU_KERNEL_PKG:-$image}
