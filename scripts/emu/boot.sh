@@ -74,7 +74,8 @@ interp=
 for f in "$ird"/kmp/*; do
 	[ -f "$f" ] || continue
 	add_needed "$f"
-	i=$(readelf -l "$f" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
+	# Scripts have no program headers: no interpreter to add.
+	i=$(readelf -l "$f" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]/\1/p' || true)
 	[ -n "$i" ] && interp=$i
 done
 if [ -n "$interp" ]; then

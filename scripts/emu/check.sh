@@ -28,7 +28,11 @@ for c in "${cmds[@]}" dirty_log_perf demand_paging zap_latency tlbie_bench; do
 done
 
 # The runner inside the host: busybox sh, so no kselftest runner.sh; its
-# lines follow runner.sh's ("ok N selftests: COLLECTION: NAME").
+# lines follow runner.sh's ("ok N selftests: COLLECTION: NAME"), and each
+# test has configs/settings' timeout, as under runner.sh: a test that hangs
+# is ended (SIGTERM, so it restores the host) and reported, and the rest run.
+test_timeout=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$src/configs/settings")
+test_timeout=${KMP_EMU_TEST_TIMEOUT:-${test_timeout:-600}}
 {
 	echo 'mkdir -p /tmp/records; export KMP_RECORD_DEFER_DIR=/tmp/records'
 	echo 'echo "TAP version 13"'
@@ -39,9 +43,11 @@ done
 		name=${c// /_}
 		cat <<RUN
 echo "# selftests: kvm-mmu-perf: $c"
-{ ./$c 2>&1; echo \$? > /tmp/rc; } | sed 's/^/# /'
+t0=\$(date +%s)
+{ timeout $test_timeout ./$c 2>&1; echo \$? > /tmp/rc; } | sed 's/^/# /'
 rc=\$(cat /tmp/rc)
-if [ "\$rc" = 0 ]; then echo "ok $n selftests: kvm-mmu-perf: $name"
+if [ \$((\$(date +%s) - t0)) -ge $test_timeout ]; then echo "not ok $n selftests: kvm-mmu-perf: $name # TIMEOUT $test_timeout seconds"
+elif [ "\$rc" = 0 ]; then echo "ok $n selftests: kvm-mmu-perf: $name"
 elif [ "\$rc" = 4 ]; then echo "ok $n selftests: kvm-mmu-perf: $name # SKIP"
 else echo "not ok $n selftests: kvm-mmu-perf: $name # exit=\$rc"; fi
 RUN
