@@ -30,6 +30,7 @@ struct host_desc {
 	int cpus, cores, numa_nodes;	/* hwloc */
 	uint64_t mem_total_bytes;
 	char kvm_module[32];		/* kvm_intel, kvm_amd, kvm_pvm, ... ("none" if not found) */
+	char cpu_mmu[32];		/* powerpc's /proc/cpuinfo "MMU" ("Radix", "Hash") */
 	enum host_mmu mmu_kind;
 	char mmu[64];			/* "tdp_mmu", "legacy tdp", "shadow paging", "stage-2", ... */
 	char emulated[192];		/* how the host itself is emulated (QEMU TCG), or "" */
@@ -43,6 +44,8 @@ struct host_desc {
 /* Fill from uname, /proc, /sys/module and hwloc. Never fails: unknown stays "". */
 void host_desc_read(struct host_desc *d);
 
+/* The MMU of a described host: its KVM module, machine and parameters. */
+enum host_mmu host_mmu_classify(const struct host_desc *d);
 /* This host's MMU (host_desc_read() once, then remembered). */
 enum host_mmu host_mmu(void);
 /* Its name in messages: "tdp_mmu", "shadow paging", "kvm_pvm shadow", ... */

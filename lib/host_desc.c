@@ -191,9 +191,9 @@ static const char *const mmu_names[] = {
  * Which MMU builds the guest's page tables on this host.  EPT/NPT off means
  * shadow paging whatever tdp_mmu says (6.1 still reads tdp_mmu=Y with npt=0).
  */
-static enum host_mmu classify_mmu(const struct host_desc *d, const char *ppc_mmu)
+enum host_mmu host_mmu_classify(const struct host_desc *d)
 {
-	const char *m = d->kvm_module, *machine = d->machine;
+	const char *m = d->kvm_module, *machine = d->machine, *ppc_mmu = d->cpu_mmu;
 
 	if (!strcmp(m, "none"))
 		return HOST_MMU_NONE;
@@ -293,7 +293,8 @@ void host_desc_read(struct host_desc *d)
 	if (strcmp(d->kvm_module, "none") && strncmp(d->kvm_module, "kvm ", 4))
 		collect_params(d, d->kvm_module);
 
-	d->mmu_kind = classify_mmu(d, ppc_mmu);
+	snprintf(d->cpu_mmu, sizeof(d->cpu_mmu), "%s", ppc_mmu);
+	d->mmu_kind = host_mmu_classify(d);
 	snprintf(d->mmu, sizeof(d->mmu), "%s", mmu_names[d->mmu_kind]);
 }
 
