@@ -456,6 +456,28 @@ def test_bad_inputs(tmp, a, b):
                  "tlbie-full.1.json", "NaN")
 
 
+def test_zap_tdp_mmu(tmp):
+    """TDP-MMU records have no lock breaks or shadow pages: compare says so, never a 0."""
+    sets = []
+    for side, dropped in (("tdp-a", 60000), ("tdp-b", 64000)):
+        d = os.path.join(tmp, side)
+        for r in range(3):
+            rec = zl_record(ZW_BASE, 30000000, 0)
+            rec["params"]["mmu"] = "tdp_mmu"
+            del rec["figures"]["lock_breaks"], rec["figures"]["mmu_shadow_zapped"]
+            rec["figures"]["mappings_dropped"] = figure("mappings", dropped, [dropped] * 3)
+            rec["zaps"] = [{k: v for k, v in z.items() if k != "lock_breaks_observed"}
+                           for z in rec["zaps"]]
+            write(d, "zap-tdp", r + 1, rec)
+        sets.append(d)
+    out = run("compare", *sets).stdout.splitlines()
+    check("zap_latency on the TDP MMU: no lock-break count, the mappings dropped compared",
+          "  base: lock-break: not counted (tdp_mmu MMU)" in out and
+          "        kvm_mmu_zap_all_fast: %x." % ZW_BASE in out and
+          any(l.startswith("  mappings dropped: 60000 -> 64000") for l in out) and
+          not any("MMU pages zapped" in l for l in out), "\n".join(out))
+
+
 def test_emulated_host(tmp, a, b):
     """A set measured on an emulated KVM host is named so, and never compared silently."""
     emu = os.path.join(tmp, "emulated")
@@ -580,6 +602,7 @@ def main():
         test_compare(a, b)
         test_bad_inputs(tmp, a, b)
         test_emulated_host(tmp, a, b)
+        test_zap_tdp_mmu(tmp)
         test_sweeps(tmp)
         test_summary(a, b)
         test_chunk_format()
