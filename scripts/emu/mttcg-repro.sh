@@ -16,7 +16,8 @@
 set -euo pipefail
 accel=${1:-tcg,thread=multi} kernel=${2:-6.12} flips=${3:-2000} smp=${4:-2}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-case "$flips$smp" in *[!0-9]*|'') echo "mttcg-repro.sh: FLIPS and SMP must be numbers" >&2; exit 2 ;; esac
+case "$flips" in *[!0-9]*|'') echo "mttcg-repro.sh: FLIPS '$flips': must be a number of flips (0 or more)" >&2; exit 2 ;; esac
+case "$smp" in *[!0-9]*|''|0) echo "mttcg-repro.sh: SMP '$smp': must be a number of CPUs (1 or more)" >&2; exit 2 ;; esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-mttcg.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -40,8 +41,15 @@ log=$work/console.log
 set +e
 KMP_EMU_ACCEL=$accel KMP_EMU_KERNEL=$kernel KMP_EMU_SMP=$smp KMP_EMU_LOG=$log \
 	KMP_EMU_NAME="x86_64/mttcg-repro" "$src/scripts/emu/boot.sh" x86_64 "$work/bin" "$work/flip.sh" \
-	"${KMP_EMU_REPRO_TIMEOUT:-300}" > /dev/null 2>&1
+	"${KMP_EMU_REPRO_TIMEOUT:-300}" > "$work/boot.out" 2>&1
+boot_rc=$?
 set -e
+# No console at all: the host never started (a bad kernel series, no QEMU...).
+if [ ! -s "$log" ]; then
+	echo "mttcg-repro: the emulated host did not start (boot.sh exit $boot_rc):" >&2
+	grep -v '^  EMU ' "$work/boot.out" >&2 || true
+	exit 2
+fi
 if grep -q "MTTCG-REPRO: $flips flips, clean" "$log"; then
 	echo "mttcg-repro: -accel $accel, $smp CPUs, kernel $kernel: $flips static-key flips, clean"
 	exit 0
