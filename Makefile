@@ -267,6 +267,12 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
+# make restore-host (as root): undo what killed runs left on the host, from
+# their journals (include/host_state.h).
+.PHONY: restore-host
+restore-host: $(OUTPUT)/bin/kmp_restore_host
+	$(Q)$(OUTPUT)/bin/kmp_restore_host
+
 # ---- emulated hosts (scripts/emu) -------------------------------------------
 # make check-x86 / check-arm64 / check-ppc64: build for the arch (a cross build
 # for arm64 and POWER), then boot each host of configs/emu-<name>.hosts:

@@ -260,6 +260,8 @@ run_sections() {
 	local -a notrun=()
 	shift
 	local err
+	# A run killed earlier (timeout's SIGKILL, a crash) may have left host changes.
+	[ -x "$BIN/kmp_restore_host" ] && "$BIN/kmp_restore_host" -q
 	if ! err=$( { printf 'TAP version 13\n1..%s\n' "$total" > "$out/summary.ktap"; } 2>&1 ); then
 		die "cannot write $out/summary.ktap: ${err##*: }"
 	fi

@@ -12,6 +12,8 @@
 /*
  * Call from main() before any other thread exists: every thread created
  * later inherits the blocked signals, so only the interrupt thread sees them.
+ * It first undoes what killed earlier runs left on the host
+ * (host_state_recover()).
  */
 void interrupt_init(void (*hook)(int sig));
 

@@ -54,6 +54,12 @@ void interrupt_init(void (*hook)(int sig))
 	pthread_t thread;
 	int ret;
 
+	/*
+	 * Every benchmark starts here: undo what a killed earlier run left on
+	 * the host, even if this run changes nothing itself.
+	 */
+	host_state_recover();
+
 	interrupt_hook = hook;
 	interrupt_on_stop(record_quiesce);	/* the hook writes the last record */
 	sigemptyset(&interrupt_set);
