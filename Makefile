@@ -25,7 +25,8 @@ $(error ARCH=$(ARCH) is not supported; use one of: $(SUPPORTED_ARCHS))
 endif
 
 # Cross builds: Debian's cross toolchain and a private sysroot of the
-# target's libaio, hwloc and jansson (scripts/cross-sysroot.sh).
+# target's libaio, hwloc, jansson, libtracefs and libtraceevent
+# (scripts/cross-sysroot.sh).
 DEB_ARCH_x86_64 := amd64
 DEB_ARCH_arm64 := arm64
 DEB_ARCH_powerpc := ppc64el
@@ -97,9 +98,13 @@ LDFLAGS += -no-pie -pthread $(SAN_LDFLAGS)
 ifeq ($(CROSS),1)
 SYSROOT := $(OUTPUT)/sysroot
 CPPFLAGS += -I$(SYSROOT)/usr/include -I$(SYSROOT)/usr/include/$(TRIPLET)
+TRACE_INC_ROOT := $(SYSROOT)/usr/include
 LDFLAGS += -L$(SYSROOT)/usr/lib/$(TRIPLET) -Wl,-rpath-link,$(SYSROOT)/usr/lib/$(TRIPLET)
 endif
-LDLIBS := -lhwloc -laio -lm
+# libtracefs/libtraceevent include each other's headers without a prefix.
+TRACE_INC_ROOT ?= /usr/include
+CPPFLAGS += -I$(TRACE_INC_ROOT)/tracefs -I$(TRACE_INC_ROOT)/traceevent
+LDLIBS := -ltracefs -ltraceevent -lhwloc -laio -lm
 
 # ---- sources ---------------------------------------------------------------
 LIB_SRCS := $(wildcard $(SRC)/lib/*.c) $(wildcard $(SRC)/lib/$(ARCH)/*.c) \
@@ -144,7 +149,8 @@ all: $(ALL_BINS) $(SCRIPT_BINS)
 DEPS_STAMP := $(OUTPUT)/.deps-ok
 # Cross builds need the cross toolchain; their libraries come from the sysroot.
 CROSS_DEPS := $(if $(filter 1,$(CROSS)),--cross $(DEB_ARCH) $(TRIPLET))
-$(DEPS_STAMP):
+# Re-checked when the lists of what is needed change.
+$(DEPS_STAMP): $(SRC)/scripts/check-deps.sh $(SRC)/scripts/cross-sysroot.sh
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)if ! out=$$($(SRC)/scripts/check-deps.sh "$(CC)" "$(KSFT_DIR)" $(CROSS_DEPS)); then \
 		echo "  DEPS    $$out"; \
@@ -233,7 +239,8 @@ $(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_O
 # kselftest's runner LD_PRELOADs stdbuf: ASan must not insist on coming first.
 CHECK_ENV := KMP_SRC_DIR=$(SRC) KMP_BIN=$(OUTPUT)/bin
 ifeq ($(SANITIZE),1)
-CHECK_ENV += ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
+CHECK_ENV += ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions=$(SRC)/tests/lsan.supp
 endif
 check: all
 	$(Q)$(CHECK_ENV) $(SRC)/scripts/ktap-run.sh $(KSFT_INC) \

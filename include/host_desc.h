@@ -3,6 +3,8 @@
 #ifndef KMP_HOST_DESC_H
 #define KMP_HOST_DESC_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct json;
@@ -53,6 +55,16 @@ const char *host_mmu_name(void);
 
 /* "# " lines through ksft_print_msg(): kernel, CPU, cores, NUMA, memory, KVM. */
 void host_desc_print(const struct host_desc *d);
+
+/* Whether the running kernel's release (uname -r) is major.minor or later. */
+bool host_kernel_at_least(int major, int minor);
+
+/*
+ * The kernel's live preemption model ("none", "voluntary", "full", "lazy",
+ * "rt"), or what can be told of it ("none or voluntary", "unknown"), into
+ * model; *source names where it was read.
+ */
+void host_preempt_model(char *model, size_t len, const char **source);
 
 /* A "host" object in a JSON record. */
 void host_desc_json(const struct host_desc *d, struct json *j);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A private tracefs instance for kvm/kvmmmu events: mounted if needed,
- * uniquely named, on the monotonic trace clock, and always removed (exit,
- * failure, Ctrl-C) through host_state.  When tracing is unavailable the
- * caller gets the reason and carries on without trace-derived figures.
+ * A private tracefs instance, on libtracefs and libtraceevent: tracepoints
+ * and kprobes of this run, recorded only while armed, read back from the
+ * raw per-CPU buffers with their ns timestamps.  The instance, its dynamic
+ * events and any tracefs mount it needed are recorded in host_state (and
+ * its crash journal) before they exist, and undone on every exit path.
+ * When tracing is unavailable the caller gets the reason and carries on.
  */
 #ifndef KMP_TRACE_H
 #define KMP_TRACE_H
@@ -13,64 +15,87 @@
 #include <stdint.h>
 
 #define TRACE_MAX_EVENTS 16
-#define TRACE_MAX_FIELDS 12
+
+struct tracefs_instance;
+struct tep_handle;
 
 struct trace {
 	char root[256];			/* tracefs mount point in use */
 	char dir[512];			/* our instance: <root>/instances/kmp-<pid>-<n> */
+	char group[32];			/* our dynamic events' system: kmp_<pid>_<n> */
 	bool open;
+	bool armed;
 	int nr_events;
-	char events[TRACE_MAX_EVENTS][64];	/* "kvmmmu/kvm_mmu_zap_all_fast" */
+	char events[TRACE_MAX_EVENTS][96];	/* "system/name", tracepoints and probes */
+	int nr_probes;
+	char probes[TRACE_MAX_EVENTS][64];	/* our dynamic events' names, in group */
 	/*
 	 * The trace clock: "mono" (CLOCK_MONOTONIC, comparable with
 	 * clock_gettime), or "local" on a kernel without mono, whose
 	 * timestamps only compare with each other.
 	 */
 	char clock[16];
+	uint64_t clock_res_ns;		/* the clock's resolution (clock_getres), ns */
 	/*
 	 * Events the ring buffer overwrote or dropped since trace_open or the
-	 * last trace_clear (per-CPU overrun + dropped events), as of the last
-	 * trace_read: non-zero means what trace_read gave is incomplete.
+	 * last trace_clear, as of the last trace_read: non-zero means what
+	 * trace_read gave is incomplete.
 	 */
 	uint64_t lost;
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;		/* event formats, loaded again after a new probe */
 };
 
-/* One parsed trace line. */
+/* One raw event, as trace_read hands it on (valid only inside the callback). */
 struct trace_event {
-	uint64_t ts_ns;			/* monotonic clock, ns */
+	uint64_t ts_ns;			/* the trace clock's ns, from the raw buffer */
 	int pid;
 	int cpu;
-	char comm[32];
-	char name[64];			/* event name without the system: "kvm_mmu_zap_all_fast" */
-	char args[256];			/* the rest of the line (the event's print fmt output) */
+	const char *system;		/* "kvmmmu", or t->group for our probes */
+	const char *name;		/* "kvm_mmu_zap_all_fast" */
+	const void *tev, *rec;		/* libtraceevent's event and record */
 };
 
 /*
- * Create the instance and enable the events ("system/name").  Mounts
- * tracefs at /sys/kernel/tracing if nothing is mounted there (and unmounts
- * it on exit).  Events that do not exist are skipped and left out of
- * t->events.  Returns 0, or -1 with the reason in why (tracefs cannot be
- * mounted, no permission, none of the events exist...).
+ * Create the instance: tracing off, mono clock, large buffers.  Mounts
+ * tracefs privately if none is mounted.  Returns 0, or -1 with the reason
+ * in why (no tracefs, no permission...).
  */
-int trace_open(struct trace *t, const char *const *events, int nr_events, char *why,
-	       size_t why_len);
-/* Discard what was recorded so far. */
-void trace_clear(struct trace *t);
-/* Start or stop recording (tracing_on). */
-void trace_enable(struct trace *t, bool on);
-/* Parse every recorded event, in the order tracefs gives them (time order), into cb. */
-void trace_read(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg);
-/* Remove the instance (and undo our mount). Idempotent. */
-void trace_close(struct trace *t);
+int trace_open(struct trace *t, char *why, size_t why_len);
 
 /*
- * One line of a tracefs "trace" file ("comm-pid [cpu] flags secs.usecs:
- * name: args") into ev.  Returns 0, or -1 for anything that is not an event
- * (comments, "CPU:N [LOST M EVENTS]", blank lines).
+ * Add the tracepoints ("system/name") that exist; they record only while
+ * armed.  Returns 0 if at least one exists, or -1 with why.
  */
-int trace_parse_line(const char *line, struct trace_event *ev);
+int trace_add_events(struct trace *t, const char *const *events, int nr_events, char *why,
+		     size_t why_len);
 
-/* "name=value" or "name value" pairs in ev->args: the value of field, or def. */
-uint64_t trace_arg_u64(const struct trace_event *ev, const char *field, int base, uint64_t def);
+/*
+ * Whether this kernel's dynamic_events take kprobes; if not, why says so
+ * (with what they do take).
+ */
+bool trace_kprobes_supported(const struct trace *t, char *why, size_t why_len);
+
+/*
+ * A kprobe (or, at_return, a kretprobe) named name in t->group on the
+ * kernel function func, with fetchargs ("ret=$retval") and an optional
+ * filter ("ret != 0") in our instance.  Returns 0 or -1 with why.
+ */
+int trace_add_probe(struct trace *t, const char *name, const char *func, bool at_return,
+		    const char *fetchargs, const char *filter, char *why, size_t why_len);
+
+/* Whether /proc/kallsyms has the function (a text symbol, module or not). */
+bool trace_kernel_has_function(const char *func);
+
+/* Discard what was recorded so far. */
+void trace_clear(struct trace *t);
+/* Arm (enable every event, then start recording) or disarm (the reverse). */
+void trace_arm(struct trace *t, bool on);
+/* Hand every recorded event to cb, in timestamp order across CPUs, consuming them. */
+void trace_read(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg);
+/* A numeric field of ev ("used_pages", a probe's "ret"), or def if it has none. */
+uint64_t trace_field_u64(const struct trace_event *ev, const char *field, uint64_t def);
+/* Remove the instance, our dynamic events and our mount. Idempotent. */
+void trace_close(struct trace *t);
 
 #endif

@@ -248,20 +248,58 @@ static void entry_restore(struct host_state_entry *e)
 		warn_restore_failed(e->path);
 }
 
+/*
+ * Call undo(ctx, i) for i = n-1 down to 0, except that a dynamic event
+ * waits for what was made after it: a tracefs instance that has it enabled
+ * keeps it from being removed (EBUSY), and instances come after the events
+ * they enable.  So each waits until just before the next mount going
+ * backwards (the tracefs it lives in), or the end.  Async-signal-safe.
+ */
+static void undo_in_order(int n, enum hs_kind (*kind)(void *ctx, int i),
+			  void (*undo)(void *ctx, int i), void *ctx)
+{
+	int hi = n;
+
+	for (int i = n - 1; i >= -1; i--) {
+		enum hs_kind k = i >= 0 ? kind(ctx, i) : HS_MOUNT;
+
+		if (k == HS_DYNEVENT)
+			continue;
+		if (k != HS_MOUNT) {
+			undo(ctx, i);
+			continue;
+		}
+		for (int d = hi - 1; d > i; d--)
+			if (kind(ctx, d) == HS_DYNEVENT)
+				undo(ctx, d);
+		hi = i;
+		if (i >= 0)
+			undo(ctx, i);
+	}
+}
+
+static enum hs_kind entry_kind(void *ctx, int i)
+{
+	return entries[i].kind;
+}
+
+/* Async-signal-safe: put slot i back if this process holds it. */
+static void entry_undo(void *ctx, int i)
+{
+	struct host_state_entry *e = &entries[i];
+
+	if (!e->active || e->owner != *(pid_t *)ctx)
+		return;
+	entry_restore(e);
+	entry_retire(e);
+}
+
 void host_state_restore(void)
 {
 	int saved_errno = errno;
 	pid_t self = getpid();
-	int i;
 
-	for (i = nr_entries - 1; i >= 0; i--) {
-		struct host_state_entry *e = &entries[i];
-
-		if (!e->active || e->owner != self)
-			continue;
-		entry_restore(e);
-		entry_retire(e);
-	}
+	undo_in_order(nr_entries, entry_kind, entry_undo, &self);
 	errno = saved_errno;
 }
 
@@ -1091,6 +1129,35 @@ static bool owner_alive(pid_t pid, uint64_t start, const char *name)
 }
 
 /* Undo what journal dir/name holds if its owner is dead. Returns how many. */
+/* One journal being recovered, for undo_in_order. */
+struct recovery {
+	const struct journal *j;
+	int fd, undone;
+	bool keep;
+};
+
+static enum hs_kind rec_kind(void *ctx, int i)
+{
+	const struct recovery *r = ctx;
+
+	/* Unparsed records are skipped by rec_undo whatever they stand for. */
+	return r->j->recs[i].kind < 0 ? HS_WRITE : r->j->recs[i].kind;
+}
+
+static void rec_undo(void *ctx, int i)
+{
+	struct recovery *r = ctx;
+	const struct jrec *rec = &r->j->recs[i];
+	int ret;
+
+	if (rec->kind < 0 || rec->done)
+		return;
+	ret = recover_record(r->j, r->fd, i, rec);
+	r->undone += ret > 0;
+	/* Not allowed (not root): leave it for a run that is. */
+	r->keep |= ret == -EACCES || ret == -EPERM;
+}
+
 static int recover_file(int dfd, const char *name, pid_t pid, uint64_t start,
 			const char *boot)
 {
@@ -1099,7 +1166,7 @@ static int recover_file(int dfd, const char *name, pid_t pid, uint64_t start,
 	char *text = NULL;
 	struct stat st;
 	ssize_t len = 0, got;
-	int fd, i, ret, n = 0;
+	int fd, n = 0;
 
 	if (owner_alive(pid, start, name))
 		return 0;
@@ -1123,14 +1190,11 @@ static int recover_file(int dfd, const char *name, pid_t pid, uint64_t start,
 		fprintf(stderr, "# host_state: dropped the journal of pid %d (%s): from an earlier boot\n",
 			(int)pid, j.comm);
 	} else {
-		for (i = j.nr - 1; i >= 0; i--) {
-			if (j.recs[i].kind < 0 || j.recs[i].done)
-				continue;
-			ret = recover_record(&j, fd, i, &j.recs[i]);
-			n += ret > 0;
-			/* Not allowed (not root): leave it for a run that is. */
-			keep |= ret == -EACCES || ret == -EPERM;
-		}
+		struct recovery r = { .j = &j, .fd = fd };
+
+		undo_in_order(j.nr, rec_kind, rec_undo, &r);
+		n = r.undone;
+		keep = r.keep;
 	}
 	if (!keep)
 		unlinkat(dfd, name, 0);

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A private tracefs instance for kvm/kvmmmu events.
+ * A private tracefs instance on libtracefs and libtraceevent.
  *
  * trace_open() finds a mounted tracefs (or debugfs's tracing directory),
- * mounting tracefs at /sys/kernel/tracing when there is none, and makes the
- * instance <root>/instances/kmp-<pid>-<n>.  Both are recorded in host_state
- * the moment they exist (with SIGINT/SIGTERM/SIGHUP blocked in between), so
- * exit and fatal signals remove the instance and then undo the mount, in
- * that order.  trace_close() removes the instance at once, and unmounts
- * tracefs at once when it closes the last instance of a mount this process
- * made.
+ * mounting tracefs privately when there is none, points libtracefs at it
+ * and makes the instance kmp-<pid>-<n>.  The mount, each dynamic event and
+ * the instance are recorded in host_state (and so in its crash journal)
+ * with SIGINT/SIGTERM/SIGHUP blocked until they are, so exit and fatal
+ * signals remove the instance, then the dynamic events, then the mount.
+ * Removal always goes through host_state, the one place that undoes host
+ * changes, async-signal-safe; libtracefs creates, enables and reads.
  *
  * A tracefs instance cannot be removed while one of its files is open
- * (EBUSY).  trace_read() keeps "trace" open only while it reads, with the
- * fatal signals blocked in its thread; a signal taken by another thread in
- * that window leaves the instance behind.
+ * (EBUSY).  trace_read() keeps the per-CPU buffers open only while it
+ * reads, with the fatal signals blocked in its thread, and the interrupt
+ * thread waits for it (trace_quiesce).
  *
  * Opening, closing and reading happen in one thread at a time.
  */
@@ -31,7 +31,10 @@
 #include <pthread.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <tracefs.h>
 
 #include "host_state.h"
 #include "interrupt.h"
@@ -48,9 +51,6 @@
 #define TRACE_BUF_KB		8192
 #define TRACE_BUF_MIN_KB	1024
 #define TRACE_BUF_TOTAL_KB	(256 * 1024)
-
-/* Longest trace line parsed; longer ones are skipped. */
-#define TRACE_LINE_MAX		1024
 
 static const char no_events_why[] =
 	"no kvmmmu events in tracefs (CONFIG_FTRACE? kvm module tracepoints)";
@@ -71,7 +71,7 @@ static void trace_quiesce(void)
 
 /* A tracefs mount this process made (tracked in host_state), or "". */
 static char our_mount[sizeof(((struct trace *)0)->root)];
-/* Instance names are never reused in a process: each gets a fresh host_state slot. */
+/* Instance and group names are never reused in a process: each gets fresh host_state slots. */
 static unsigned int next_instance;
 
 static void __attribute__((format(printf, 3, 4)))
@@ -101,26 +101,6 @@ static void block_signals(sigset_t *old)
 static void unblock_signals(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-/* Write a short value to a tracefs file in one write(). Returns 0 or -errno. */
-static int write_file(const char *path, const char *value)
-{
-	size_t len = strlen(value);
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, value, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
 }
 
 /* "<dir>/<name>" into buf; false if it does not fit. */
@@ -211,17 +191,17 @@ static int mount_tracefs(char *root, size_t root_len, char *why, size_t why_len)
 	 */
 	snprintf(dir_slash, sizeof(dir_slash), "%s/", dir);
 	err = -host_state_track_dir(dir_slash);
+	/* The journal has the mount before it exists: a kill in between loses nothing. */
+	if (!err)
+		err = -host_state_track_mount(dir);
 	if (!err && mount("nodev", dir, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 		err = errno;
-	else if (!err) {
-		err = -host_state_track_mount(dir);
-		if (err)
-			umount2(dir, MNT_DETACH);
-		else
-			strcpy(our_mount, dir);
-	}
-	if (err)
+	if (!err)
+		strcpy(our_mount, dir);
+	else {
+		host_state_restore_path(dir);
 		host_state_restore_path(dir_slash);
+	}
 	unblock_signals(&old);
 
 	if (err == ENODEV)
@@ -250,32 +230,42 @@ static void release_mount(void)
 	our_mount[0] = '\0';
 }
 
-/* Create and record <root>/instances/kmp-<pid>-<n>. Returns 0 or -1 with why. */
+
+/*
+ * Create <root>/instances/kmp-<pid>-<n> and record it in host_state, with
+ * the fatal signals held off in between.  Returns 0 or -1 with why.
+ */
 static int make_instance(struct trace *t, char *why, size_t why_len)
 {
+	char name[64];
 	sigset_t old;
 	int tries, err;
 
 	for (tries = 0; tries < 1000; tries++) {
-		int n = snprintf(t->dir, sizeof(t->dir), "%s/instances/kmp-%d-%u", t->root,
-				 (int)getpid(), next_instance++);
-
-		if (n < 0 || (size_t)n >= sizeof(t->dir)) {
+		snprintf(name, sizeof(name), "kmp-%d-%u", (int)getpid(), next_instance++);
+		if (snprintf(t->dir, sizeof(t->dir), "%s/instances/%s", t->root, name) >=
+		    (int)sizeof(t->dir)) {
 			set_why(why, why_len, "tracefs path too long: %s", t->root);
 			t->dir[0] = '\0';
 			return -1;
 		}
+		if (is_dir(t->dir))
+			continue;	/* left by an earlier process with our pid */
 		block_signals(&old);
-		err = mkdir(t->dir, 0750) ? errno : 0;
+		t->inst = tracefs_instance_create(name);
+		err = !t->inst ? (errno ? errno : EIO) : !tracefs_instance_is_new(t->inst) ? EEXIST : 0;
 		if (!err) {
 			err = -host_state_track_dir(t->dir);
 			if (err)
-				rmdir(t->dir);
-		} else if (err == EEXIST) {
-			unblock_signals(&old);
-			continue;	/* left by an earlier process with our pid */
+				tracefs_instance_destroy(t->inst);
+		}
+		if (err) {
+			tracefs_instance_free(t->inst);
+			t->inst = NULL;
 		}
 		unblock_signals(&old);
+		if (err == EEXIST)
+			continue;	/* made just now by someone else: theirs */
 		if (err) {
 			set_why(why, why_len, "create tracefs instance %s: %s", t->dir,
 				strerror(err));
@@ -290,31 +280,14 @@ static int make_instance(struct trace *t, char *why, size_t why_len)
 	return -1;
 }
 
-/* Remove the instance now. Returns 0, or -errno with it left for exit. */
-static int remove_instance(struct trace *t)
-{
-	if (rmdir(t->dir) && errno != ENOENT)
-		return -errno;
-	host_state_restore_path(t->dir);	/* forget it (its rmdir now finds ENOENT) */
-	nr_live--;
-	return 0;
-}
-
-/* Write value to <t->dir>/<file>. Returns 0 or -errno with why. */
+/* Write value to the instance's file. Returns 0 or -1 with why. */
 static int instance_write(struct trace *t, const char *file, const char *value, char *why,
 			  size_t why_len)
 {
-	char path[768];
-	int err;
-
-	if (!join(path, sizeof(path), t->dir, file)) {
-		set_why(why, why_len, "tracefs path too long: %s/%s", t->dir, file);
-		return -ENAMETOOLONG;
-	}
-	err = write_file(path, value);
-	if (err)
-		set_why(why, why_len, "write \"%s\" to %s: %s", value, path, strerror(-err));
-	return err;
+	if (tracefs_instance_file_write(t->inst, file, value) >= 0)
+		return 0;
+	set_why(why, why_len, "write \"%s\" to %s/%s: %s", value, t->dir, file, strerror(errno));
+	return -1;
 }
 
 /*
@@ -326,34 +299,32 @@ static void size_buffers(struct trace *t)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long kb = TRACE_BUF_KB;
-	char value[24];
 
 	if (cpus > 0 && kb * cpus > TRACE_BUF_TOTAL_KB)
 		kb = TRACE_BUF_TOTAL_KB / cpus;
 	if (kb < TRACE_BUF_MIN_KB)
 		kb = TRACE_BUF_MIN_KB;
-	for (; kb >= TRACE_BUF_MIN_KB; kb /= 2) {
-		snprintf(value, sizeof(value), "%ld", kb);
-		if (!instance_write(t, "buffer_size_kb", value, NULL, 0))
+	for (; kb >= TRACE_BUF_MIN_KB; kb /= 2)
+		if (!tracefs_instance_set_buffer_size(t->inst, kb, -1))
 			return;
-	}
 }
 
 /*
  * The monotonic clock, so timestamps compare with clock_gettime(CLOCK_MONOTONIC).
  * "mono" exists since Linux 3.10; without it fall back to "local" (per-CPU
- * sched_clock) and say so in t->clock.
+ * sched_clock) and say so in t->clock.  Both count ns; clock_getres says
+ * how finely CLOCK_MONOTONIC ticks here.
  */
 static int set_clock(struct trace *t, char *why, size_t why_len)
 {
-	int err = instance_write(t, "trace_clock", "mono", why, why_len);
+	struct timespec res;
 
-	if (!err) {
+	t->clock_res_ns = !clock_getres(CLOCK_MONOTONIC, &res) && !res.tv_sec && res.tv_nsec > 0 ?
+			  (uint64_t)res.tv_nsec : 1;
+	if (!instance_write(t, "trace_clock", "mono", why, why_len)) {
 		strcpy(t->clock, "mono");
 		return 0;
 	}
-	if (err != -EINVAL)
-		return -1;
 	if (!instance_write(t, "trace_clock", "local", why, why_len)) {
 		strcpy(t->clock, "local");
 		return 0;
@@ -375,23 +346,20 @@ static bool event_name_ok(const char *ev)
 	return true;
 }
 
-/* Enable the events that exist. Returns 0 or -1 with why. */
-static int enable_events(struct trace *t, const char *const *events, int nr_events, char *why,
-			 size_t why_len)
+/* Note the events that exist in this kernel. Returns 0 or -1 with why. */
+static int find_events(struct trace *t, const char *const *events, int nr_events, char *why,
+		       size_t why_len)
 {
-	char file[128];
-	int i, err;
+	int before = t->nr_events;
+	char path[192];
 
-	for (i = 0; i < nr_events; i++) {
-		snprintf(file, sizeof(file), "events/%s/enable", events[i]);
-		err = instance_write(t, file, "1", why, why_len);
-		if (err == -ENOENT)
+	for (int i = 0; i < nr_events; i++) {
+		snprintf(path, sizeof(path), "events/%s", events[i]);
+		if (!tracefs_dir_exists(t->inst, path))
 			continue;	/* not in this kernel (or kvm not loaded) */
-		if (err)
-			return -1;
 		strcpy(t->events[t->nr_events++], events[i]);
 	}
-	if (!t->nr_events) {
+	if (t->nr_events == before) {
 		set_why(why, why_len, "%s: %s%s not in %s/events", no_events_why, events[0],
 			nr_events > 1 ? " and the others" : "", t->dir);
 		return -1;
@@ -399,12 +367,28 @@ static int enable_events(struct trace *t, const char *const *events, int nr_even
 	return 0;
 }
 
-int trace_open(struct trace *t, const char *const *events, int nr_events, char *why,
-	       size_t why_len)
+int trace_add_events(struct trace *t, const char *const *events, int nr_events, char *why,
+		     size_t why_len)
+{
+	if (!t->open || nr_events < 1 || t->nr_events + nr_events > TRACE_MAX_EVENTS) {
+		set_why(why, why_len, "%d trace events asked for, 1 to %d allowed", nr_events,
+			TRACE_MAX_EVENTS - t->nr_events);
+		return -1;
+	}
+	for (int i = 0; i < nr_events; i++) {
+		if (!events[i] || !event_name_ok(events[i])) {
+			set_why(why, why_len, "bad trace event name \"%s\" (want system/name)",
+				events[i] ? events[i] : "(null)");
+			return -1;
+		}
+	}
+	return find_events(t, events, nr_events, why, why_len);
+}
+
+int trace_open(struct trace *t, char *why, size_t why_len)
 {
 	static bool quiesce_registered;
 	bool mounted = false;
-	int i;
 
 	/* t need not be initialised; an open t must be closed first. */
 	memset(t, 0, sizeof(*t));
@@ -412,38 +396,32 @@ int trace_open(struct trace *t, const char *const *events, int nr_events, char *
 		interrupt_on_stop(trace_quiesce);
 		quiesce_registered = true;
 	}
-	if (nr_events < 1 || nr_events > TRACE_MAX_EVENTS) {
-		set_why(why, why_len, "%d trace events asked for, 1 to %d allowed", nr_events,
-			TRACE_MAX_EVENTS);
-		return -1;
-	}
-	for (i = 0; i < nr_events; i++) {
-		if (!events[i] || !event_name_ok(events[i])) {
-			set_why(why, why_len, "bad trace event name \"%s\" (want system/name)",
-				events[i] ? events[i] : "(null)");
-			return -1;
-		}
-	}
-
 	if (find_tracefs(t->root, sizeof(t->root))) {
 		if (mount_tracefs(t->root, sizeof(t->root), why, why_len))
 			return -1;
 		mounted = true;
 	}
+	/* libtracefs would mount /sys/kernel/tracing itself: give it ours. */
+	if (tracefs_set_tracing_dir(t->root)) {
+		set_why(why, why_len, "libtracefs refuses %s as the tracing directory", t->root);
+		goto fail;
+	}
+	snprintf(t->group, sizeof(t->group), "kmp_%d_%u", (int)getpid(), next_instance);
 	if (make_instance(t, why, why_len))
 		goto fail;
-	if (instance_write(t, "tracing_on", "0", why, why_len) ||
-	    set_clock(t, why, why_len))
+	if (instance_write(t, "tracing_on", "0", why, why_len) || set_clock(t, why, why_len))
 		goto fail;
 	size_buffers(t);
-	if (enable_events(t, events, nr_events, why, why_len))
-		goto fail;
 	t->open = true;
 	return 0;
 
 fail:
-	if (t->dir[0] && remove_instance(t))
-		fprintf(stderr, "trace: rmdir %s: %s (retried at exit)\n", t->dir, strerror(errno));
+	if (t->inst) {
+		host_state_restore_path(t->dir);
+		tracefs_instance_free(t->inst);
+		t->inst = NULL;
+		nr_live--;
+	}
 	if (mounted)
 		release_mount();
 	t->nr_events = 0;
@@ -451,24 +429,142 @@ fail:
 	return -1;
 }
 
+bool trace_kprobes_supported(const struct trace *t, char *why, size_t why_len)
+{
+	char kprobes[300], uprobes[300];
+
+	if (!t->open) {
+		set_why(why, why_len, "no tracefs instance");
+		return false;
+	}
+	if (join(kprobes, sizeof(kprobes), t->root, "kprobe_events") && !access(kprobes, F_OK))
+		return true;
+	/* What its dynamic_events take instead, as its README lists them. */
+	join(uprobes, sizeof(uprobes), t->root, "uprobe_events");
+	set_why(why, why_len, "this kernel's tracefs has no kprobe_events (CONFIG_KPROBE_EVENTS "
+		"is off): its dynamic_events take %s", !access(uprobes, F_OK) ?
+		"uprobes and event probes only" : "no kernel probes");
+	return false;
+}
+
+bool trace_kernel_has_function(const char *func)
+{
+	char line[512], name[256];
+	bool found = false;
+	char type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+			(type == 't' || type == 'T') && !strcmp(name, func);
+	fclose(f);
+	return found;
+}
+
+/* The last error tracefs logged for a dynamic event, without its newline, or "". */
+static void last_tracefs_error(char *buf, size_t len)
+{
+	char *e = tracefs_error_last(NULL);
+	char *nl;
+
+	snprintf(buf, len, "%s", e ? e : "");
+	free(e);
+	for (nl = strchr(buf, '\n'); nl; nl = strchr(buf, '\n'))
+		*nl = ' ';
+}
+
+int trace_add_probe(struct trace *t, const char *name, const char *func, bool at_return,
+		    const char *fetchargs, const char *filter, char *why, size_t why_len)
+{
+	struct tracefs_dynevent *dev;
+	char dyn[300], group_event[128], err[256] = "";
+	sigset_t old;
+	int ret;
+
+	if (!t->open || t->nr_probes == TRACE_MAX_EVENTS || t->nr_events == TRACE_MAX_EVENTS) {
+		set_why(why, why_len, "no room for probe %s", name);
+		return -1;
+	}
+	snprintf(group_event, sizeof(group_event), "%s/%s", t->group, name);
+	if (!event_name_ok(group_event) || !join(dyn, sizeof(dyn), t->root, "dynamic_events")) {
+		set_why(why, why_len, "bad probe name %s", group_event);
+		return -1;
+	}
+	dev = at_return ? tracefs_kretprobe_alloc(t->group, name, func, fetchargs, 0) :
+			  tracefs_kprobe_alloc(t->group, name, func, fetchargs);
+	if (!dev) {
+		set_why(why, why_len, "probe %s on %s: %s", group_event, func, strerror(errno));
+		return -1;
+	}
+	block_signals(&old);
+	ret = host_state_track_dynevent(dyn, group_event);
+	if (!ret) {
+		tracefs_error_clear(NULL);
+		ret = tracefs_dynevent_create(dev) ? -(errno ? errno : EINVAL) : 0;
+		if (ret) {
+			last_tracefs_error(err, sizeof(err));
+			/* Undoing every event of ours is right only while there is no other. */
+			if (!t->nr_probes)
+				host_state_restore_path(dyn);
+		}
+	}
+	unblock_signals(&old);
+	tracefs_dynevent_free(dev);
+	if (ret) {
+		set_why(why, why_len, "the kernel refused a %s on %s: %s%s%s", at_return ?
+			"kretprobe" : "kprobe", func, strerror(-ret), err[0] ? ": " : "", err);
+		return -1;
+	}
+	strcpy(t->probes[t->nr_probes++], name);
+	strcpy(t->events[t->nr_events++], group_event);
+	/* A new event: the formats are loaded again at the next read. */
+	tep_free(t->tep);
+	t->tep = NULL;
+	if (filter && tracefs_event_file_write(t->inst, t->group, name, "filter", filter) < 0) {
+		set_why(why, why_len, "filter \"%s\" on %s: %s", filter, group_event,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void trace_clear_locked(struct trace *t)
 {
-	char why[768];
-
 	if (!t->open)
 		return;
 	/* Opening "trace" with O_TRUNC empties every CPU's buffer and its counters. */
-	if (instance_write(t, "trace", "", why, sizeof(why)))
-		fprintf(stderr, "trace: %s\n", why);
+	if (tracefs_instance_file_clear(t->inst, "trace") < 0)
+		fprintf(stderr, "trace: clear %s/trace: %s\n", t->dir, strerror(errno));
 	t->lost = 0;
 }
 
-static void trace_enable_locked(struct trace *t, bool on)
+static void set_events(struct trace *t, bool on)
 {
-	char why[768];
+	for (int i = 0; i < t->nr_events; i++) {
+		char sys[96], *ev;
 
-	if (t->open && instance_write(t, "tracing_on", on ? "1" : "0", why, sizeof(why)))
-		fprintf(stderr, "trace: %s\n", why);
+		strcpy(sys, t->events[i]);
+		ev = strchr(sys, '/');
+		*ev++ = '\0';
+		if ((on ? tracefs_event_enable : tracefs_event_disable)(t->inst, sys, ev))
+			fprintf(stderr, "trace: %s %s in %s: %s\n", on ? "enable" : "disable",
+				t->events[i], t->dir, strerror(errno));
+	}
+}
+
+static void trace_arm_locked(struct trace *t, bool on)
+{
+	if (!t->open || t->armed == on)
+		return;
+	if (on)
+		set_events(t, true);
+	if ((on ? tracefs_trace_on : tracefs_trace_off)(t->inst))
+		fprintf(stderr, "trace: tracing_on in %s: %s\n", t->dir, strerror(errno));
+	if (!on)
+		set_events(t, false);
+	t->armed = on;
 }
 
 /*
@@ -478,306 +574,108 @@ static void trace_enable_locked(struct trace *t, bool on)
 static uint64_t count_lost(struct trace *t)
 {
 	static const char *const keys[] = { "overrun:", "commit overrun:", "dropped events:" };
-	char dir[600], path[900], line[128];
-	struct dirent *d;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t lost = 0;
-	size_t k;
-	DIR *dp;
-	FILE *f;
 
-	if (!join(dir, sizeof(dir), t->dir, "per_cpu"))
-		return 0;
-	dp = opendir(dir);
-	if (!dp)
-		return 0;
-	while ((d = readdir(dp))) {
-		if (strncmp(d->d_name, "cpu", 3))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/stats", dir, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-				if (!strncmp(line, keys[k], strlen(keys[k])))
-					lost += strtoull(line + strlen(keys[k]), NULL, 10);
+	for (long cpu = 0; cpu < cpus; cpu++) {
+		char file[64], *stats, *at;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%ld/stats", cpu);
+		stats = tracefs_instance_file_read(t->inst, file, NULL);
+		for (size_t k = 0; stats && k < sizeof(keys) / sizeof(keys[0]); k++) {
+			/* Each key starts a line ("overrun: 0"; "commit overrun: 0"). */
+			for (at = strstr(stats, keys[k]); at; at = strstr(at + 1, keys[k]))
+				if (at == stats || at[-1] == '\n')
+					lost += strtoull(at + strlen(keys[k]), NULL, 10);
 		}
-		fclose(f);
+		free(stats);
 	}
-	closedir(dp);
 	return lost;
 }
 
-/* Parse one complete line (NUL-terminated, no newline) and hand it on. */
-static void deliver(const char *line, void (*cb)(const struct trace_event *ev, void *arg),
-		    void *arg)
-{
-	struct trace_event ev;
+struct read_ctx {
+	void (*cb)(const struct trace_event *ev, void *arg);
+	void *arg;
+	struct tep_handle *tep;
+};
 
-	if (line[0] == '#' || trace_parse_line(line, &ev))
-		return;
-	cb(&ev, arg);
+static int deliver(struct tep_event *tev, struct tep_record *rec, int cpu, void *arg)
+{
+	struct read_ctx *c = arg;
+	struct trace_event ev = {
+		.ts_ns = rec->ts, .pid = tep_data_pid(c->tep, rec), .cpu = cpu,
+		.system = tev->system, .name = tev->name, .tev = tev, .rec = rec,
+	};
+
+	c->cb(&ev, c->arg);
+	return 0;
 }
 
-static void trace_read_locked(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg), void *arg)
+/* The formats of the kvm events and of ours: all a read needs to decode. */
+static struct tep_handle *load_formats(struct trace *t)
 {
-	char path[600], chunk[65536], line[TRACE_LINE_MAX];
-	size_t used = 0;
-	bool skipping = false;
+	const char *systems[] = { "kvmmmu", "kvm", "ftrace", t->group, NULL };
+
+	if (!t->tep)
+		t->tep = tracefs_local_events_system(t->root, systems);
+	return t->tep;
+}
+
+static void trace_read_locked(struct trace *t, void (*cb)(const struct trace_event *ev, void *arg),
+			      void *arg)
+{
+	struct read_ctx c = { .cb = cb, .arg = arg };
 	sigset_t old;
-	ssize_t n;
-	int fd;
 
 	if (!t->open)
 		return;
-	if (!join(path, sizeof(path), t->dir, "trace"))
+	c.tep = load_formats(t);
+	if (!c.tep) {
+		fprintf(stderr, "trace: cannot load event formats from %s: %s\n", t->root,
+			strerror(errno));
 		return;
-
-	/*
-	 * The instance cannot be removed while "trace" is open: keep the
-	 * fatal signals away from this thread until it is closed again.
-	 */
+	}
+	/* The instance cannot be removed while its buffers are open: no fatal signal here. */
 	block_signals(&old);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "trace: open %s: %s\n", path, strerror(errno));
-		unblock_signals(&old);
-		return;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		char *p = chunk, *end;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "trace: read %s: %s\n", path, strerror(errno));
-			break;
-		}
-		end = chunk + n;
-		while (p < end) {
-			char *nl = memchr(p, '\n', end - p);
-			size_t len = (nl ? nl : end) - p;
-
-			if (!skipping) {
-				if (used + len < sizeof(line)) {
-					memcpy(line + used, p, len);
-					used += len;
-				} else {
-					skipping = true;	/* too long: drop the whole line */
-				}
-			}
-			if (!nl)
-				break;
-			if (!skipping) {
-				line[used] = '\0';
-				deliver(line, cb, arg);
-			}
-			used = 0;
-			skipping = false;
-			p = nl + 1;
-		}
-	}
-	if (used && !skipping) {
-		line[used] = '\0';
-		deliver(line, cb, arg);
-	}
-	close(fd);
-	unblock_signals(&old);
 	t->lost = count_lost(t);
+	if (tracefs_iterate_raw_events(c.tep, t->inst, NULL, 0, deliver, &c))
+		fprintf(stderr, "trace: read %s: %s\n", t->dir, strerror(errno));
+	unblock_signals(&old);
+}
+
+uint64_t trace_field_u64(const struct trace_event *ev, const char *field, uint64_t def)
+{
+	unsigned long long v;
+	struct tep_format_field *f;
+
+	f = tep_find_any_field((struct tep_event *)ev->tev, field);
+	if (!f || tep_read_number_field(f, ((struct tep_record *)ev->rec)->data, &v))
+		return def;
+	return v;
 }
 
 static void trace_close_locked(struct trace *t)
 {
-	char file[128];
-	int i;
+	char dyn[300];
 
 	if (!t->open)
 		return;
-	for (i = 0; i < t->nr_events; i++) {
-		snprintf(file, sizeof(file), "events/%s/enable", t->events[i]);
-		instance_write(t, file, "0", NULL, 0);
-	}
-	instance_write(t, "tracing_on", "0", NULL, 0);
+	trace_arm_locked(t, false);
 	t->open = false;
-	if (remove_instance(t)) {
-		/* Still recorded: exit removes it, then undoes the mount. */
-		fprintf(stderr, "trace: rmdir %s: %s (retried at exit)\n", t->dir, strerror(errno));
-		return;
-	}
+	/* The instance, then our dynamic events (no longer enabled anywhere), then the mount. */
+	host_state_restore_path(t->dir);
+	if (is_dir(t->dir))
+		fprintf(stderr, "trace: rmdir %s: still there (retried at exit)\n", t->dir);
+	else
+		nr_live--;
+	/* Every dynamic event this process made through this root's dynamic_events. */
+	if (t->nr_probes && join(dyn, sizeof(dyn), t->root, "dynamic_events"))
+		host_state_restore_path(dyn);
+	tracefs_instance_free(t->inst);
+	t->inst = NULL;
+	tep_free(t->tep);
+	t->tep = NULL;
 	release_mount();
-}
-
-/* Digits from s into *v (at least one); returns the end or NULL. */
-static const char *parse_uint(const char *s, uint64_t *v, int *ndigits)
-{
-	int n = 0;
-
-	*v = 0;
-	while (isdigit((unsigned char)*s)) {
-		*v = *v * 10 + (uint64_t)(*s++ - '0');
-		n++;
-	}
-	if (ndigits)
-		*ndigits = n;
-	return n ? s : NULL;
-}
-
-/*
- * "secs.frac:" (frac: 1 to 9 digits, usecs on clocks counting ns) into ns,
- * or a bare "count:" from counter clocks (x86-tsc, counter) as is.
- * Returns the character after ':' or NULL.
- */
-static const char *parse_timestamp(const char *s, uint64_t *ns)
-{
-	uint64_t secs, frac;
-	int digits;
-
-	s = parse_uint(s, &secs, NULL);
-	if (!s)
-		return NULL;
-	if (*s == ':') {
-		*ns = secs;
-		return s + 1;
-	}
-	if (*s != '.')
-		return NULL;
-	s = parse_uint(s + 1, &frac, &digits);
-	if (!s || *s != ':' || digits > 9)
-		return NULL;
-	for (; digits < 9; digits++)
-		frac *= 10;
-	*ns = secs * 1000000000ULL + frac;
-	return s + 1;
-}
-
-static void copy_field(char *dst, size_t size, const char *src, size_t len)
-{
-	if (len >= size)
-		len = size - 1;
-	memcpy(dst, src, len);
-	dst[len] = '\0';
-}
-
-/*
- * Try the line's '[' at br as the CPU column: "comm-pid [cpu] flags ts: name: args",
- * with optional "(tgid)" before it (options/record-tgid) and no flags column
- * without options/irq-info.
- */
-static int parse_at(const char *line, const char *br, struct trace_event *ev)
-{
-	const char *p, *q, *tok, *start, *name;
-	uint64_t v;
-
-	/* Right of '[': cpu, flags, timestamp, event name. */
-	p = parse_uint(br + 1, &v, NULL);
-	if (!p || *p != ']' || v > INT32_MAX || p[1] != ' ')
-		return -1;
-	ev->cpu = (int)v;
-	for (p++; *p == ' '; p++)
-		;
-	tok = p;
-	p = parse_timestamp(tok, &ev->ts_ns);
-	if (!p) {
-		/* A flags column ("d..1.", "...1."), then the timestamp. */
-		while (*tok && *tok != ' ')
-			tok++;
-		if (*tok != ' ')
-			return -1;
-		while (*tok == ' ')
-			tok++;
-		p = parse_timestamp(tok, &ev->ts_ns);
-		if (!p)
-			return -1;
-	}
-	if (*p != ' ')
-		return -1;
-	while (*p == ' ')
-		p++;
-	name = p;
-	while (isalnum((unsigned char)*p) || *p == '_')
-		p++;
-	if (p == name || *p != ':' || (p[1] && p[1] != ' '))
-		return -1;
-	copy_field(ev->name, sizeof(ev->name), name, p - name);
-	p += p[1] ? 2 : 1;
-	q = p + strlen(p);
-	while (q > p && (q[-1] == '\n' || q[-1] == '\r'))
-		q--;
-	copy_field(ev->args, sizeof(ev->args), p, q - p);
-
-	/* Left of '[': spaces, maybe "(tgid)", the pid, '-', then the comm. */
-	q = br;
-	while (q > line && q[-1] == ' ')
-		q--;
-	if (q > line && q[-1] == ')') {
-		while (q > line && q[-1] != '(')
-			q--;
-		if (q == line)
-			return -1;
-		q--;
-		while (q > line && q[-1] == ' ')
-			q--;
-	}
-	p = q;
-	while (q > line && isdigit((unsigned char)q[-1]))
-		q--;
-	if (q == p || q == line || q[-1] != '-' || p - q > 10)
-		return -1;
-	parse_uint(q, &v, NULL);
-	if (v > INT32_MAX)
-		return -1;
-	ev->pid = (int)v;
-	q--;			/* the '-' */
-	for (start = line; start < q && *start == ' '; start++)
-		;
-	if (start == q)
-		return -1;	/* no comm: tracefs prints "<...>" for an unknown one */
-	copy_field(ev->comm, sizeof(ev->comm), start, q - start);
-	return 0;
-}
-
-int trace_parse_line(const char *line, struct trace_event *ev)
-{
-	const char *br;
-
-	memset(ev, 0, sizeof(*ev));
-	if (line[0] == '#')
-		return -1;
-	/* The first '[' that is a CPU column: a comm may hold '[' too, args often do. */
-	for (br = strchr(line, '['); br; br = strchr(br + 1, '[')) {
-		if (!parse_at(line, br, ev))
-			return 0;
-		memset(ev, 0, sizeof(*ev));
-	}
-	return -1;
-}
-
-uint64_t trace_arg_u64(const struct trace_event *ev, const char *field, int base, uint64_t def)
-{
-	size_t flen = strlen(field);
-	const char *p, *v;
-	char *end;
-	uint64_t x;
-
-	if (!flen)
-		return def;
-	for (p = strstr(ev->args, field); p; p = strstr(p + 1, field)) {
-		if (p != ev->args && p[-1] != ' ' && p[-1] != ',')
-			continue;
-		v = p + flen;
-		if (*v != ' ' && *v != '=')
-			continue;
-		for (v++; *v == ' '; v++)
-			;
-		if (!isxdigit((unsigned char)*v))
-			continue;	/* also refuses a sign */
-		errno = 0;
-		x = strtoull(v, &end, base);
-		if (errno || end == v || (*end && *end != ' ' && *end != ','))
-			continue;	/* "8-byte", or a value out of range */
-		return x;
-	}
-	return def;
 }
 
 void trace_clear(struct trace *t)
@@ -787,10 +685,10 @@ void trace_clear(struct trace *t)
 	pthread_mutex_unlock(&trace_mutex);
 }
 
-void trace_enable(struct trace *t, bool on)
+void trace_arm(struct trace *t, bool on)
 {
 	pthread_mutex_lock(&trace_mutex);
-	trace_enable_locked(t, on);
+	trace_arm_locked(t, on);
 	pthread_mutex_unlock(&trace_mutex);
 }
 

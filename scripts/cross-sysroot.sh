@@ -1,15 +1,17 @@
 #!/bin/sh
 # Fetch the target-arch libraries a cross build links against (libaio,
-# libhwloc, libjansson and what they need at run time) from Debian's
+# libhwloc, libjansson, libtracefs, libtraceevent and what they need at run time) from Debian's
 # archive and unpack them into a private sysroot.  The host's own packages
 # are untouched: only `apt-get download` and `dpkg-deb -x` are used.
 # Usage: scripts/cross-sysroot.sh DEB_ARCH SYSROOT
 set -eu
 DEB_ARCH=$1
 SYSROOT=$2
-PKGS="libaio-dev libaio1 libhwloc-dev libhwloc15 libudev1 libjansson-dev libjansson4"
+PKGS="libaio-dev libaio1 libhwloc-dev libhwloc15 libudev1 libjansson-dev libjansson4 \
+libtracefs-dev libtracefs1 libtraceevent-dev libtraceevent1"
 
-[ -f "$SYSROOT/.complete" ] && exit 0
+# The stamp holds the package list: a sysroot made for another list is remade.
+[ "$(cat "$SYSROOT/.complete" 2>/dev/null)" = "$PKGS" ] && exit 0
 if ! dpkg --print-foreign-architectures | grep -qx "$DEB_ARCH"; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "cross-sysroot: $DEB_ARCH packages need 'dpkg --add-architecture $DEB_ARCH && apt-get update' (as root)" >&2
@@ -34,5 +36,5 @@ for d in "$debs"/*.deb; do
 	dpkg-deb -x "$d" "$SYSROOT"
 done
 rm -rf "$debs"
-touch "$SYSROOT/.complete"
+echo "$PKGS" > "$SYSROOT/.complete"
 echo "  SYSROOT $SYSROOT ($DEB_ARCH: $PKGS)"

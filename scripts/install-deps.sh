@@ -4,7 +4,7 @@
 #   --print only shows the command; --cross adds Debian's cross toolchain
 #   for DEB_ARCH (arm64, ppc64el).
 set -e
-PKGS="build-essential clang libaio-dev libhwloc-dev libjansson-dev linux-libc-dev \
+PKGS="build-essential clang libaio-dev libhwloc-dev libjansson-dev libtracefs-dev libtraceevent-dev linux-libc-dev \
 linux-source-6.12 xz-utils perl python3 python3-jsonschema gnuplot-nox \
 libclang-rt-14-dev cppcheck shellcheck"
 PRINT=

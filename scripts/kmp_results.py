@@ -40,7 +40,7 @@ RECORD_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.json$")
 LOG_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.log$")
 ENVELOPE = ("schema_version", "tool", "tool_version", "command", "started_at", "host",
             "status", "reason", "finished_at")
-ZAP_EVENT = "kvm_mmu_zap_all_fast"     # the tracepoint zap_latency names its line after
+ZAP_EVENT = "kvm_mmu_zap_all_fast"     # zap_latency's line name when a record names none
 NOTE_1RUN = "(1 run: noise unknown)"
 NOTE_NOISE = "(within noise)"
 # Every number a writer emits is a u64 or a double of that order: bigger ones
@@ -515,22 +515,24 @@ def print_zap_latency(pairs):
     for b, n in pairs:
         print("%s:" % b.name)
         for title, sec in (("base:", b), ("new: ", n)):
-            brk, win = fig_stat(sec, "lock_breaks"), fig_stat(sec, "kernel_zap_window")
+            brk, win = fig_stat(sec, "lock_breaks"), fig_stat(sec, "kernel_zap_span")
+            trace = sec.passed[0][1].get("trace", {}) if sec.passed else {}
             if win.n:
                 if brk.n:
                     print("  %s lock-break: %d." % (title, int(round(brk.med))))
-                else:   # the TDP MMU: its zap holds mmu_lock for read, no breaks to count
-                    print("  %s lock-break: not counted (%s MMU)" % (
-                        title, sec.params.get("mmu") or "this"))
-                print("        %s: %x." % (ZAP_EVENT, int(round(win.med))))
+                else:   # no kretprobes there: never an inferred number
+                    print("  %s lock-break: not observable (%s)" % (
+                        title, trace.get("lock_breaks_unavailable") or "not in the record"))
+                print("        %s: %x." % (trace.get("span_function") or ZAP_EVENT,
+                                         int(round(win.med))))
             else:
                 reason = sec.params.get("trace_unavailable") or "no traced zap"
                 print("  %s trace figures unavailable: %s" % (title, reason))
-        print(compare_line("kernel zap window", fig_stat(b, "kernel_zap_window"),
-                           fig_stat(n, "kernel_zap_window"), hexdec, "pct", fmt_int))
+        print(compare_line("kernel zap span", fig_stat(b, "kernel_zap_span"),
+                           fig_stat(n, "kernel_zap_span"), hexdec, "pct", fmt_int))
         print(compare_line("ioctl latency", fig_stat(b, "ioctl_latency"),
                            fig_stat(n, "ioctl_latency"), lambda v: "%d ns" % int(round(v))))
-        print(compare_line("lock breaks (a lower bound)", fig_stat(b, "lock_breaks"),
+        print(compare_line("lock breaks", fig_stat(b, "lock_breaks"),
                            fig_stat(n, "lock_breaks"), fmt_num))
         for name, title in (("mmu_shadow_zapped", "MMU pages zapped"),
                             ("mappings_dropped", "mappings dropped")):
@@ -657,7 +659,7 @@ SWEEP_SERIES = {
     "tlbie_bench": [("throughput_forks_s", "total throughput", "forks/s", _fig("throughput"), 1)],
     "zap_latency": [
         ("ioctl_latency_ms", "ioctl latency", "ms", _fig("ioctl_latency", 1e-6), 1),
-        ("kernel_zap_window_ms", "kernel zap window", "ms", _fig("kernel_zap_window", 1e-6), 1)],
+        ("kernel_zap_span_ms", "kernel zap span", "ms", _fig("kernel_zap_span", 1e-6), 1)],
 }
 
 
@@ -786,7 +788,7 @@ MAIN_FIGURES = {
     "dirty_log_perf": ["clear_dirty_log_time", "reset_dirty_rings_time", "get_dirty_log_time",
                        "pages_touched"],
     "tlbie_bench": ["throughput"],
-    "zap_latency": ["ioctl_latency", "kernel_zap_window", "lock_breaks"],
+    "zap_latency": ["ioctl_latency", "kernel_zap_span", "lock_breaks"],
 }
 
 

@@ -540,7 +540,7 @@ def record_write_tests(tmp, baseline):
 # ------------------------------------------------------------ 5. two at once
 
 
-INSTANCE_RE = re.compile(r"^# tracing: .* in (/\S+/instances/(kmp-\S+))$", re.M)
+INSTANCE_RE = re.compile(r"^# traced zaps: .*; instance (/\S+/instances/(kmp-\S+))$", re.M)
 
 
 def concurrent_tests(tmp, baseline):
@@ -581,7 +581,7 @@ def concurrent_tests(tmp, baseline):
             m = INSTANCE_RE.search(out)
             if tool == "zap_latency":
                 if not m:
-                    problems.append("run %d: no '# tracing: ... in .../instances/kmp-...' line"
+                    problems.append("run %d: no '# traced zaps: ...; instance .../instances/kmp-...' line"
                                     % (i + 1))
                 else:
                     names.append(m.group(2))

@@ -143,15 +143,21 @@ def zl_record(window, ioctl, breaks, vcpus=4):
 
     def three(v):
         return figure("ns", v, [v - 10, v, v + 10])
-    figs = {"ioctl_latency": three(ioctl), "kernel_zap_window": three(window),
+    figs = {"ioctl_latency": three(ioctl), "kernel_zap_span": three(window),
             "lock_breaks": figure("breaks", breaks, [breaks, breaks, breaks]),
             "mmu_shadow_zapped": figure("pages", 5000, [5000] * 3),
             "guest_stall_max": three(2000000), "refault_time": three(3000000),
             "warm_up_time": figure("ms", 250)}
-    zaps = [{"ioctl_ns": int(ioctl), "kernel_zap_window_ns": int(window),
-             "lock_breaks_observed": breaks, "traced": True}] * 3
+    zaps = [{"ioctl_ns": int(ioctl), "traced": True, "span_seen": True,
+             "kernel_zap_span_ns": int(window), "lock_breaks": breaks, "zap_tasks": 1}] * 3
     return record("zap_latency", ["-v", str(vcpus), "-b", "1G", "-i", "3"], params, figs,
-                  extra={"zaps": zaps})
+                  extra={"zaps": zaps, "trace": {
+                      "mechanism": "kprobe", "span_function": "kvm_mmu_zap_all_fast",
+                      "span": "entry to return of kvm_mmu_zap_all_fast in the ioctl's task",
+                      "worker_function": None, "clock": "mono", "clock_resolution_ns": 1,
+                      "lock_breaks_observable": True, "lock_breaks_unavailable": None,
+                      "preempt_model": "voluntary", "preempt_model_source": "debugfs",
+                      "lock_break_means": "mmu_lock dropped"}})
 
 
 def write(folder, name, repeat, rec):
@@ -385,7 +391,7 @@ def test_compare(a, b):
           got == want and want[1].endswith(" 174706e.") and want[3].endswith(" 69c1676."),
           "want %r\n got %r" % (want, got))
     win = out[k + 5]
-    want = "  kernel zap window: %d ns (0x%x) -> %d ns (0x%x)" % (
+    want = "  kernel zap span: %d ns (0x%x) -> %d ns (0x%x)" % (
         med(ZAP_BASE[0]), med(ZAP_BASE[0]), med(ZAP_NEW[0]), med(ZAP_NEW[0]))
     ioctl = out[k + 6]
     want_i = "  ioctl latency: %d ns -> %d ns" % (med(ZAP_BASE[1]), med(ZAP_NEW[1]))
@@ -466,13 +472,15 @@ def test_zap_tdp_mmu(tmp):
             rec["params"]["mmu"] = "tdp_mmu"
             del rec["figures"]["lock_breaks"], rec["figures"]["mmu_shadow_zapped"]
             rec["figures"]["mappings_dropped"] = figure("mappings", dropped, [dropped] * 3)
-            rec["zaps"] = [{k: v for k, v in z.items() if k != "lock_breaks_observed"}
+            rec["zaps"] = [{k: v for k, v in z.items() if k not in ("lock_breaks", "zap_tasks")}
                            for z in rec["zaps"]]
+            rec["trace"]["lock_breaks_observable"] = False
+            rec["trace"]["lock_breaks_unavailable"] = "no kprobe_events here"
             write(d, "zap-tdp", r + 1, rec)
         sets.append(d)
     out = run("compare", *sets).stdout.splitlines()
     check("zap_latency on the TDP MMU: no lock-break count, the mappings dropped compared",
-          "  base: lock-break: not counted (tdp_mmu MMU)" in out and
+          "  base: lock-break: not observable (no kprobe_events here)" in out and
           "        kvm_mmu_zap_all_fast: %x." % ZW_BASE in out and
           any(l.startswith("  mappings dropped: 60000 -> 64000") for l in out) and
           not any("MMU pages zapped" in l for l in out), "\n".join(out))

@@ -63,7 +63,7 @@ static void setup(struct zl *z)
 	z->shadow_pages = !z->tdp && stats_find(&z->vm_stats, "mmu_shadow_zapped") != NULL;
 	/* kvm_pvm's mmu_cache_miss stops at its first page: it tells nothing live. */
 	z->shadow_live_known = z->shadow_pages && host_mmu() != HOST_MMU_PVM;
-	z->zaps = calloc(z->o.zaps, sizeof(*z->zaps));
+	z->zaps = calloc(z->o.zaps + z->o.traced_zaps, sizeof(*z->zaps));
 	TEST_ASSERT(z->zaps, "out of memory");
 
 	ksft_print_msg("vCPUs: %u touching %s in total at random, backing: %s; %lu zaps by "
@@ -81,12 +81,7 @@ static void setup(struct zl *z)
 			       "counts the pages it mapped for them\n",
 			       (unsigned long)(ZL_SLOT_BYTES / SZ_4K));
 	zl_trace_setup(z);
-	if (z->traced)
-		ksft_print_msg("tracing: %s MMU events in %s\n", z->tdp ? "TDP" : "shadow",
-			       z->trace.dir);
-	else
-		ksft_print_msg("tracing unavailable, so no zap window or lock breaks: %s\n",
-			       z->trace_why);
+	zl_print_trace_setup(z);
 }
 
 static void run(struct zl *z)
@@ -103,10 +98,11 @@ static void run(struct zl *z)
 	ga->random_access = 1;
 	memstress_next_iteration(z->ms);
 
-	for (uint64_t i = 0; i < z->o.zaps; i++) {
-		zl_measure_zap(z, &z->zaps[i]);
+	/* Untraced zaps first; then, each from the same warm state, the traced ones. */
+	for (uint64_t i = 0; i < z->o.zaps + (z->traced ? z->o.traced_zaps : 0); i++) {
+		zl_measure_zap(z, &z->zaps[i], zl_zap_is_traced(z, i));
 		z->nr_done = i + 1;
-		zl_print_zap(z, i + 1, &z->zaps[i]);
+		zl_print_zap(z, i, &z->zaps[i]);
 	}
 	/* The guest kept running after the last zap. */
 	before = memstress_touched_live(z->ms);

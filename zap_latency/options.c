@@ -13,11 +13,13 @@
 static void __attribute__((noreturn)) help(const char *name)
 {
 	printf("usage: %s [-h] [-v vcpus] [-b bytes] [-i zaps] [-s mem type] [-c cpus]\n"
-	       "       [--trigger delete|move] [--zap-all on|off] [--json file]\n\n", name);
+	       "       [--trigger delete|move] [--zap-all on|off] [--traced zaps] [--json file]\n\n",
+	       name);
 	printf(" -v: vCPUs that keep touching memory, at random, while KVM zaps (default: 4)\n"
 	       " -b: guest memory they touch, in total, e.g. 1G (default: 1G; at least 1M\n"
 	       "     per vCPU)\n"
-	       " -i: zaps to measure (default: 5)\n"
+	       " -i: untraced zaps to measure: the ioctl latency, pages zapped and guest\n"
+	       "     stall (default: 5)\n"
 	       " -s: backing source: %s (default: anonymous)\n"
 	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
 	       " --trigger: how the zap is triggered: delete (delete a small memslot, then\n"
@@ -25,19 +27,25 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " --zap-all: x86 only: on or off sets KVM_X86_QUIRK_SLOT_ZAP_ALL (memslot\n"
 	       "     changes zap all MMU pages, or only the slot's) through\n"
 	       "     KVM_CAP_DISABLE_QUIRKS2 (default: the kernel's default)\n"
+	       " --traced N: traced zaps after the untraced ones, 0 to 1000 (default: 2):\n"
+	       "     the kernel's zap span and its lock breaks, the post's two lines\n"
 	       " --json FILE: write the result record to FILE\n\n"
-	       "Lock breaks are counted from a private tracefs instance: the times other\n"
-	       "tasks' MMU events fall between the zapping task's own events inside the\n"
-	       "kernel zap window.  A break with no traced event in it is not seen, so the\n"
-	       "count is a lower bound.\n", backing_src_names());
+	       "Traced zaps use a private tracefs instance.  Where the kernel takes kprobes,\n"
+	       "the span is the zap function's entry to return, and a lock break is a\n"
+	       "return of __cond_resched_rwlock_write/_read that says it dropped mmu_lock,\n"
+	       "in the zapping task (or the kworker zapping roots for it) inside the span.\n"
+	       "Without kprobes the span runs from the kvm_mmu_zap_all_fast tracepoint to\n"
+	       "the last page zap, and lock breaks are not observable.  Timestamps are the\n"
+	       "trace clock's ns (mono), read from the raw buffers.\n", backing_src_names());
 	exit(0);
 }
 
-enum { OPT_TRIGGER = 256, OPT_ZAP_ALL, OPT_JSON };
+enum { OPT_TRIGGER = 256, OPT_ZAP_ALL, OPT_TRACED, OPT_JSON };
 
 static const struct option long_opts[] = {
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "zap-all", required_argument, NULL, OPT_ZAP_ALL },
+	{ "traced", required_argument, NULL, OPT_TRACED },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -52,6 +60,7 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 	o->ms.nr_vcpus = 4;
 	o->total_bytes = 1ULL << 30;
 	o->zaps = 5;
+	o->traced_zaps = 2;
 
 	while ((opt = getopt_long(argc, argv, ":b:c:hi:s:v:", long_opts, NULL)) != -1) {
 		if (opt != 'b' && memstress_parse_opt(&o->ms, opt, optarg))
@@ -82,6 +91,9 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 				o->zap_all = ZAP_ALL_OFF;
 			else
 				usage_error("--zap-all '%s': must be on or off", optarg);
+			break;
+		case OPT_TRACED:
+			o->traced_zaps = parse_u64_opt("--traced", optarg, 0, 1000);
 			break;
 		case OPT_JSON:
 			record_path_check_opt("--json", optarg);

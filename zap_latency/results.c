@@ -31,21 +31,74 @@ static const char *live_text(const struct zl *z, const struct zl_zap *zap, char 
 	return buf;
 }
 
+void zl_print_trace_setup(const struct zl *z)
+{
+	if (!z->traced) {
+		ksft_print_msg("traced zaps: none, so no kernel span or lock breaks: %s\n",
+			       z->trace_why);
+		return;
+	}
+	ksft_print_msg("traced zaps: %lu, after the %lu untraced ones, each from the same warm "
+		       "state; kernel span: %s%s%s; trace clock %s, raw buffers, %lu ns "
+		       "resolution; instance %s\n", (unsigned long)z->o.traced_zaps,
+		       (unsigned long)z->o.zaps, z->span_what,
+		       z->helper_func[0] ? ", and any task's " : "", z->helper_func,
+		       z->trace.clock, (unsigned long)z->trace.clock_res_ns, z->trace.dir);
+	if (z->breaks_known)
+		ksft_print_msg("lock breaks: returns of __cond_resched_rwlock_write/_read that "
+			       "dropped the lock, in the zap's tasks inside the span; preempt "
+			       "model %s (%s): a break is %s\n", z->preempt, z->preempt_source,
+			       z->break_means);
+	else
+		ksft_print_msg("lock breaks: not observable here: %s\n", z->breaks_why);
+}
+
+/* A traced zap: the post's two lines (exact figures only), then their decimal twin. */
+static void print_traced(const struct zl *z, uint64_t k, const struct zl_zap *zap)
+{
+	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
+	char breaks[96];
+
+	if (!zap->span_seen) {
+		ksft_print_msg("traced zap %lu/%lu: ioctl %.3f ms; %s was not seen in the ioctl, so "
+			       "no span\n", (unsigned long)k, (unsigned long)z->o.traced_zaps,
+			       ms(ioctl_ns), z->span_func);
+		return;
+	}
+	if (z->breaks_known) {
+		printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
+		snprintf(breaks, sizeof(breaks), "%lu lock break(s) in %lu task(s)",
+			 (unsigned long)zap->lock_breaks, (unsigned long)zap->zap_tasks);
+	} else {
+		snprintf(breaks, sizeof(breaks), "lock breaks not observable here");
+	}
+	printf("%s: %lx.\n", z->span_func, (unsigned long)zap->span_ns);
+	ksft_print_msg("traced zap %lu/%lu: %s: %lu ns (%s); %s; ioctl %.3f ms traced\n",
+		       (unsigned long)k, (unsigned long)z->o.traced_zaps, z->span_func,
+		       (unsigned long)zap->span_ns, z->span_what, breaks, ms(ioctl_ns));
+	if (z->mechanism == MECH_TRACEPOINT)
+		ksft_print_msg("  used_pages %lu, %lu page zap events, %lu other tasks' MMU events "
+			       "in the span\n", (unsigned long)zap->used_pages,
+			       (unsigned long)zap->page_zap_events, (unsigned long)zap->other_events);
+	if (zap->trace_lost)
+		ksft_print_msg("  the trace buffer lost %lu events: the trace figures are a lower "
+			       "bound\n", (unsigned long)zap->trace_lost);
+}
+
 void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 {
 	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
+	unsigned long n = i + 1, of = z->o.zaps;
 	char page[16], live[128];
 
-	/* The seed's form: its printk lines, latency in hex ns. */
-	if (zap->traced) {
-		if (!z->tdp)
-			printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
-		printf("%s: %lx.\n", z->zap_event, (unsigned long)zap->window_ns);
+	if (zl_zap_is_traced(z, i)) {
+		print_traced(z, i - z->o.zaps + 1, zap);
+		return;
 	}
 	if (z->shadow_pages)
 		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: %ld %s, %ld mappings "
 			       "dropped (4K %ld, 2M %ld, 1G %ld: pages_4k/2m/1g)\n",
-			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns),
+			       n, of, ms(ioctl_ns),
 			       (long)zap->shadow_zapped, live_text(z, zap, live, sizeof(live)),
 			       (long)zap->pages_dropped, (long)zap->dropped[0], (long)zap->dropped[1],
 			       (long)zap->dropped[2]);
@@ -53,40 +106,20 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; mappings dropped: %ld of %ld (4K %ld of %ld, "
 			       "2M %ld of %ld, 1G %ld of %ld: pages_4k/2m/1g); MMU pages zapped: not "
 			       "counted (no KVM stat counts the TDP MMU's page-table pages)\n",
-			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns),
-			       (long)zap->pages_dropped,
+			       n, of, ms(ioctl_ns), (long)zap->pages_dropped,
 			       (long)(zap->mapped[0] + zap->mapped[1] + zap->mapped[2]),
 			       (long)zap->dropped[0], (long)zap->mapped[0], (long)zap->dropped[1],
 			       (long)zap->mapped[1], (long)zap->dropped[2], (long)zap->mapped[2]);
 	else
 		ksft_print_msg("zap %lu/%lu: ioctl %.3f ms; MMU pages zapped: not counted (this "
 			       "host's KVM has no mmu_shadow_zapped or pages_4k/2m/1g stats)\n",
-			       (unsigned long)i, (unsigned long)z->o.zaps, ms(ioctl_ns));
+			       n, of, ms(ioctl_ns));
 	if (z->slot_only)
 		ksft_print_msg("  unmapped: the %s slot's %lu pages (%s each) KVM had mapped, by its "
 			       "dirty log of the %lu 4K pages the guest wrote before the trigger\n",
 			       "2M", (unsigned long)zap->slot_mapped,
 			       size_format(z->slot_log_page, page, sizeof(page)),
 			       (unsigned long)zap->slot_written);
-	if (zap->traced && z->tdp)
-		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), lock breaks: not counted "
-			       "(the TDP MMU zaps invalidated roots with mmu_lock held for read, as "
-			       "vCPU faults hold it: interleaved events are not lock drops), %lu SPTE "
-			       "changes by the zapping task, %lu vCPU MMU events in the window\n",
-			       ms(zap->window_ns), (unsigned long)zap->window_ns,
-			       (unsigned long)zap->prepare_zaps, (unsigned long)zap->other_events);
-	else if (zap->traced)
-		ksft_print_msg("  kernel zap window %.3f ms (0x%lx ns), %lu lock break(s) observed "
-			       "(a lower bound), used_pages %lu, %lu page zap events, %lu vCPU "
-			       "MMU events in the window\n", ms(zap->window_ns),
-			       (unsigned long)zap->window_ns, (unsigned long)zap->lock_breaks,
-			       (unsigned long)zap->used_pages, (unsigned long)zap->prepare_zaps,
-			       (unsigned long)zap->other_events);
-	else
-		ksft_print_msg("  trace figures unavailable: %s\n", z->trace_why);
-	if (zap->trace_lost)
-		ksft_print_msg("  the trace buffer lost %lu events: the trace figures are a lower "
-			       "bound\n", (unsigned long)zap->trace_lost);
 	ksft_print_msg("  guest stall during the zap: p50 %.1f us, p99 %.1f us, max %.1f us "
 		       "(%lu gaps); outside: p50 %.1f us, p99 %.1f us, max %.1f us (%lu gaps)\n",
 		       us(zap->during.p50), us(zap->during.p99), us(zap->during.max),
@@ -107,23 +140,42 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median, min and max of one field over the zaps done. */
-static void summary(const struct zl *z, uint64_t (*get)(const struct zl_zap *), uint64_t out[3])
+/* The zaps a figure comes from: the untraced ones, or the traced ones that saw the span. */
+static bool zap_counts(const struct zl *z, uint64_t i, bool traced)
 {
-	uint64_t *v = calloc(z->nr_done + 1, sizeof(uint64_t));
+	return zl_zap_is_traced(z, i) == traced && (!traced || z->zaps[i].span_seen);
+}
+
+/* One figure's values over its zaps into v (nr_done + 1 slots); returns how many. */
+static uint64_t values(const struct zl *z, uint64_t (*get)(const struct zl_zap *), bool traced,
+		       uint64_t *v)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < z->nr_done; i++)
+		if (zap_counts(z, i, traced))
+			v[n++] = get(&z->zaps[i]);
+	return n;
+}
+
+/* Median, min and max of one figure over its zaps; returns how many. */
+static uint64_t summary(const struct zl *z, uint64_t (*get)(const struct zl_zap *), bool traced,
+			uint64_t out[3])
+{
+	uint64_t *v = calloc(z->nr_done + 1, sizeof(uint64_t)), n;
 
 	TEST_ASSERT(v, "out of memory");
-	for (uint64_t i = 0; i < z->nr_done; i++)
-		v[i] = get(&z->zaps[i]);
-	qsort(v, z->nr_done, sizeof(uint64_t), cmp_u64);
-	out[0] = v[z->nr_done / 2];
+	n = values(z, get, traced, v);
+	qsort(v, n, sizeof(uint64_t), cmp_u64);
+	out[0] = v[n / 2];
 	out[1] = v[0];
-	out[2] = v[z->nr_done ? z->nr_done - 1 : 0];
+	out[2] = v[n ? n - 1 : 0];
 	free(v);
+	return n;
 }
 
 static uint64_t get_ioctl(const struct zl_zap *zap) { return ts_to_ns(zap->ioctl); }
-static uint64_t get_window(const struct zl_zap *zap) { return zap->window_ns; }
+static uint64_t get_span(const struct zl_zap *zap) { return zap->span_ns; }
 static uint64_t get_breaks(const struct zl_zap *zap) { return zap->lock_breaks; }
 static uint64_t get_zapped(const struct zl_zap *zap) { return zap->shadow_zapped; }
 static uint64_t get_dropped(const struct zl_zap *zap) { return zap->pages_dropped; }
@@ -137,7 +189,8 @@ enum {
 	NEEDS_SHADOW = 2,	/* an MMU with shadow pages (not the TDP MMU): else left out */
 	NEEDS_MAPPINGS = 4,	/* pages_4k/2m/1g stats: else left out */
 	NEEDS_SLOT_ONLY = 8,	/* a slot-only zap: else left out */
-	NEEDS_LOCK = 16,	/* a write-locked zap (not the TDP MMU's): else left out */
+	NEEDS_BREAKS = 16,	/* lock breaks observable (kretprobes): else not measured */
+	TRACED = 32,		/* from the traced zaps (else the untraced ones) */
 };
 
 static const struct {
@@ -146,8 +199,9 @@ static const struct {
 	unsigned int needs;
 } figures[] = {
 	{ "ioctl_latency", "ns", get_ioctl, 0 },
-	{ "kernel_zap_window", "ns", get_window, NEEDS_TRACE },
-	{ "lock_breaks", "breaks", get_breaks, NEEDS_TRACE | NEEDS_LOCK },
+	{ "kernel_zap_span", "ns", get_span, NEEDS_TRACE | TRACED },
+	{ "lock_breaks", "breaks", get_breaks, NEEDS_TRACE | NEEDS_BREAKS | TRACED },
+	{ "ioctl_latency_traced", "ns", get_ioctl, NEEDS_TRACE | TRACED },
 	{ "mmu_shadow_zapped", "pages", get_zapped, NEEDS_SHADOW },
 	{ "mappings_dropped", "mappings", get_dropped, NEEDS_MAPPINGS },
 	{ "slot_pages_mapped", "pages", get_slot_mapped, NEEDS_SLOT_ONLY },
@@ -161,13 +215,16 @@ static bool figure_applies(const struct zl *z, size_t f)
 	unsigned int n = figures[f].needs;
 
 	return (!(n & NEEDS_SLOT_ONLY) || z->slot_only) && (!(n & NEEDS_SHADOW) || z->shadow_pages) &&
-	       (!(n & NEEDS_MAPPINGS) || z->mapping_stats) && (!(n & NEEDS_LOCK) || !z->tdp);
+	       (!(n & NEEDS_MAPPINGS) || z->mapping_stats);
 }
 
 /* Whether this run could measure figure f. */
 static bool figure_measured(const struct zl *z, size_t f)
 {
-	return figure_applies(z, f) && (!(figures[f].needs & NEEDS_TRACE) || z->traced);
+	unsigned int n = figures[f].needs;
+
+	return figure_applies(z, f) && (!(n & NEEDS_TRACE) || z->traced) &&
+	       (!(n & NEEDS_BREAKS) || z->breaks_known);
 }
 
 void zl_print_summary(const struct zl *z)
@@ -177,12 +234,18 @@ void zl_print_summary(const struct zl *z)
 	if (!z->nr_done)
 		return;
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
+		bool traced = figures[f].needs & TRACED;
+		uint64_t n;
+
 		if (!figure_measured(z, f))
 			continue;
-		summary(z, figures[f].get, s);
-		ksft_print_msg("%s over %lu zaps: median %lu, min %lu, max %lu %s\n",
-			       figures[f].name, (unsigned long)z->nr_done, (unsigned long)s[0],
-			       (unsigned long)s[1], (unsigned long)s[2], figures[f].unit);
+		n = summary(z, figures[f].get, traced, s);
+		if (!n)
+			continue;
+		ksft_print_msg("%s over %lu %s zaps: median %lu, min %lu, max %lu %s\n",
+			       figures[f].name, (unsigned long)n, traced ? "traced" : "untraced",
+			       (unsigned long)s[0], (unsigned long)s[1], (unsigned long)s[2],
+			       figures[f].unit);
 	}
 }
 
@@ -202,6 +265,7 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 	json_u64(&j, "bytes", z->o.total_bytes);
 	json_string(&j, "backing_src", backing_src_name(z->o.ms.src));
 	json_u64(&j, "zaps", z->o.zaps);
+	json_u64(&j, "traced_zaps", z->o.traced_zaps);
 	json_string(&j, "trigger", z->o.trigger == TRIGGER_DELETE ? "delete" : "move");
 	json_string(&j, "zap_all", z->o.zap_all == ZAP_ALL_OFF ? "off" :
 			       z->o.zap_all == ZAP_ALL_ON ? "on" : "default");
@@ -212,29 +276,49 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 	json_string(&j, "trace_unavailable", z->traced ? NULL : z->trace_why);
 	json_object_end(&j);
 
+	/* How the traced zaps measured, so that a reader knows what the figures are. */
+	json_object_begin(&j, "trace");
+	json_string(&j, "mechanism", z->mechanism == MECH_KPROBE ? "kprobe" :
+				     z->mechanism == MECH_TRACEPOINT ? "tracepoint" : "none");
+	json_string(&j, "span_function", z->traced ? z->span_func : NULL);
+	json_string(&j, "span", z->traced ? z->span_what : NULL);
+	json_string(&j, "worker_function", z->helper_func[0] ? z->helper_func : NULL);
+	json_string(&j, "clock", z->traced ? z->trace.clock : NULL);
+	json_u64(&j, "clock_resolution_ns", z->traced ? z->trace.clock_res_ns : 0);
+	json_bool(&j, "lock_breaks_observable", z->breaks_known);
+	json_string(&j, "lock_breaks_unavailable", z->breaks_known ? NULL : z->breaks_why);
+	json_string(&j, "preempt_model", z->preempt);
+	json_string(&j, "preempt_model_source", z->preempt_source);
+	json_string(&j, "lock_break_means", z->break_means);
+	json_object_end(&j);
+
 	stats_mappings_json(&j, &z->mappings);
 	json_object_begin(&j, "figures");
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
+		uint64_t *u = calloc(z->nr_done + 1, sizeof(uint64_t)), s[3] = {}, n;
 		double *v = calloc(z->nr_done + 1, sizeof(double));
-		uint64_t s[3] = {};
+		bool traced = figures[f].needs & TRACED;
 
-		TEST_ASSERT(v, "out of memory");
+		TEST_ASSERT(u && v, "out of memory");
 		if (!figure_applies(z, f)) {
+			free(u);
 			free(v);
 			continue;
 		}
 		if (!figure_measured(z, f)) {
 			record_figure(&j, figures[f].name, figures[f].unit, NAN, NULL, 0);
+			free(u);
 			free(v);
 			continue;
 		}
-		for (uint64_t i = 0; i < z->nr_done; i++)
-			v[i] = figures[f].get(&z->zaps[i]);
-		if (z->nr_done)
-			summary(z, figures[f].get, s);
-		/* value: the median over the zaps; values: each zap's. */
-		record_figure(&j, figures[f].name, figures[f].unit, z->nr_done ? s[0] : NAN, v,
-			      z->nr_done);
+		n = values(z, figures[f].get, traced, u);
+		for (uint64_t i = 0; i < n; i++)
+			v[i] = u[i];
+		if (n)
+			summary(z, figures[f].get, traced, s);
+		/* value: the median over its zaps; values: each zap's, in order. */
+		record_figure(&j, figures[f].name, figures[f].unit, n ? s[0] : NAN, v, n);
+		free(u);
 		free(v);
 	}
 	record_figure(&j, "warm_up_time", "ms", z->warm_ms, NULL, 0);
@@ -266,12 +350,19 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 			json_u64(&j, "slot_page_bytes", z->slot_log_page);
 		}
 		json_bool(&j, "traced", zap->traced);
-		json_u64(&j, "kernel_zap_window_ns", zap->window_ns);
-		json_u64(&j, "used_pages", zap->used_pages);
-		json_u64(&j, "page_zap_events", zap->prepare_zaps);
-		if (!z->tdp)
-			json_u64(&j, "lock_breaks_observed", zap->lock_breaks);
-		json_u64(&j, "trace_events_lost", zap->trace_lost);
+		if (zap->traced) {
+			json_bool(&j, "span_seen", zap->span_seen);
+			json_u64(&j, "kernel_zap_span_ns", zap->span_ns);
+			if (z->breaks_known) {
+				json_u64(&j, "lock_breaks", zap->lock_breaks);
+				json_u64(&j, "zap_tasks", zap->zap_tasks);
+			}
+			if (z->mechanism == MECH_TRACEPOINT) {
+				json_u64(&j, "used_pages", zap->used_pages);
+				json_u64(&j, "page_zap_events", zap->page_zap_events);
+			}
+			json_u64(&j, "trace_events_lost", zap->trace_lost);
+		}
 		json_u64(&j, "stall_during_p50_ns", zap->during.p50);
 		json_u64(&j, "stall_during_p99_ns", zap->during.p99);
 		json_u64(&j, "stall_during_max_ns", zap->during.max);

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kvmmmu tracepoints say about one zap: the kernel zap window
- * (from kvm_mmu_zap_all_fast to the zapping task's last zap event inside
- * the ioctl), the pages it zapped, and the lock breaks observed: each time
- * other tasks' MMU events (vCPUs faulting) fall between two of the zapping
- * task's events, it must have dropped mmu_lock in between.  A break with no
- * traced event in it is not seen: the count is a lower bound.
+ * What one traced zap's events say (the mechanism is trace_setup.c's):
+ *
+ * kprobes: the span is the ioctl task's entry to return of the zap
+ * function.  The zap's tasks are that task over the span, and each task
+ * that ran the root zapper inside the span, over its own entry to return.
+ * A lock break is a cond_resched rwlock helper returning "dropped" in one of
+ * those tasks and windows: exact, whoever waited for the lock.
+ *
+ * tracepoints: the span runs from kvm_mmu_zap_all_fast to the zapping
+ * task's last zap event; other tasks' MMU events inside it are counted,
+ * but no lock break can be told from them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,36 +20,10 @@
 #include "report.h"
 #include "zl.h"
 
-/*
- * Only events that happen under mmu_lock: a vCPU's lockless fast path
- * (fast_page_fault) could interleave with the zap without any break.
- */
-static const char *const shadow_events[] = {
-	"kvmmmu/kvm_mmu_zap_all_fast", "kvmmmu/kvm_mmu_prepare_zap_page",
-	"kvmmmu/kvm_mmu_get_page", "kvmmmu/kvm_mmu_set_spte",
+enum ev_kind {
+	EV_SPAN_IN, EV_SPAN_OUT, EV_ROOT_IN, EV_ROOT_OUT, EV_BREAK,
+	EV_ZAP_ALL, EV_ZAP_PAGE, EV_OTHER,
 };
-/* TDP MMU faults hold mmu_lock for read: breaks of the write-locked part only. */
-static const char *const tdp_events[] = {
-	"kvmmmu/kvm_mmu_zap_all_fast", "kvmmmu/kvm_tdp_mmu_spte_changed",
-};
-
-void zl_trace_setup(struct zl *z)
-{
-	const char *const *ev = z->tdp ? tdp_events : shadow_events;
-	int n = z->tdp ? ARRAY_SIZE(tdp_events) : ARRAY_SIZE(shadow_events);
-
-	strcpy(z->zap_event, "kvm_mmu_zap_all_fast");
-	z->traced = trace_open(&z->trace, ev, n, z->trace_why, sizeof(z->trace_why)) == 0;
-	/* Windows are matched against CLOCK_MONOTONIC: any other trace clock is useless. */
-	if (z->traced && strcmp(z->trace.clock, "mono")) {
-		snprintf(z->trace_why, sizeof(z->trace_why), "tracefs has no \"mono\" trace clock "
-			 "(only \"%s\"), so trace times cannot be matched to the zap", z->trace.clock);
-		trace_close(&z->trace);
-		z->traced = false;
-	}
-}
-
-enum ev_kind { EV_ZAP_ALL, EV_ZAP_PAGE, EV_OTHER };
 
 struct ev {
 	uint64_t ts;
@@ -60,64 +39,144 @@ struct collect {
 	uint64_t lo, hi;	/* the ioctl's time range, ns */
 };
 
+static enum ev_kind kind_of(const struct zl *z, const struct trace_event *te)
+{
+	static const struct { const char *name; enum ev_kind kind; } probes[] = {
+		{ "span_in", EV_SPAN_IN }, { "span_out", EV_SPAN_OUT },
+		{ "root_in", EV_ROOT_IN }, { "root_out", EV_ROOT_OUT },
+		{ "break_w", EV_BREAK }, { "break_r", EV_BREAK },
+	};
+
+	if (!strcmp(te->system, z->trace.group)) {
+		for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+			if (!strcmp(te->name, probes[i].name))
+				return probes[i].kind;
+		return EV_OTHER;
+	}
+	if (!strcmp(te->name, "kvm_mmu_zap_all_fast"))
+		return EV_ZAP_ALL;
+	if (!strcmp(te->name, z->tdp ? "kvm_tdp_mmu_spte_changed" : "kvm_mmu_prepare_zap_page"))
+		return EV_ZAP_PAGE;
+	return EV_OTHER;
+}
+
 static void collect_one(const struct trace_event *te, void *arg)
 {
 	struct collect *c = arg;
-	struct ev e = { .ts = te->ts_ns, .pid = te->pid, .kind = EV_OTHER };
+	struct ev e = { .ts = te->ts_ns, .pid = te->pid, .kind = kind_of(c->z, te) };
 
 	if (te->ts_ns < c->lo || te->ts_ns > c->hi)
 		return;
-	if (!strcmp(te->name, "kvm_mmu_zap_all_fast")) {
-		e.kind = EV_ZAP_ALL;
-		e.used_pages = trace_arg_u64(te, "used_pages", 16, 0);
-	} else if (!strcmp(te->name, c->z->tdp ? "kvm_tdp_mmu_spte_changed" :
-					       "kvm_mmu_prepare_zap_page")) {
-		e.kind = EV_ZAP_PAGE;
-	}
+	if (e.kind == EV_ZAP_ALL)
+		e.used_pages = trace_field_u64(te, "mmu_used_pages", 0);
 	if (c->n == c->cap) {
+		struct ev *grown;
+
 		c->cap = c->cap ? c->cap * 2 : 4096;
-		c->evs = realloc(c->evs, c->cap * sizeof(*c->evs));
-		TEST_ASSERT(c->evs, "out of memory");
+		grown = realloc(c->evs, c->cap * sizeof(*c->evs));
+		TEST_ASSERT(grown, "out of memory");
+		c->evs = grown;
 	}
 	c->evs[c->n++] = e;
+}
+
+/* The first event of kind by pid at or after index from; c->n if none. */
+static size_t next_of(const struct collect *c, size_t from, enum ev_kind kind, int pid)
+{
+	for (size_t i = from; i < c->n; i++)
+		if (c->evs[i].kind == kind && c->evs[i].pid == pid)
+			return i;
+	return c->n;
+}
+
+/* Whether pid ran the root zapper around ts, entering inside [lo, hi]. */
+static bool in_root_zap(const struct collect *c, int pid, uint64_t ts, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ev *in = &c->evs[i];
+		size_t out;
+
+		if (in->kind != EV_ROOT_IN || in->pid != pid || in->ts < lo || in->ts > hi ||
+		    in->ts > ts)
+			continue;
+		out = next_of(c, i + 1, EV_ROOT_OUT, pid);
+		if (out < c->n && c->evs[out].ts >= ts)
+			return true;
+	}
+	return false;
+}
+
+static void analyze_kprobes(struct zl_zap *zap, const struct collect *c, int me)
+{
+	size_t in = next_of(c, 0, EV_SPAN_IN, me), out, i;
+	uint64_t lo, hi;
+	int tasks[64], nr_tasks = 1;
+
+	out = in < c->n ? next_of(c, in + 1, EV_SPAN_OUT, me) : c->n;
+	if (out == c->n)
+		return;		/* the function did not run (or ran outside the ioctl) */
+	lo = c->evs[in].ts;
+	hi = c->evs[out].ts;
+	zap->span_seen = true;
+	zap->span_ns = hi - lo;
+	tasks[0] = me;
+	for (i = in; i <= out; i++) {
+		const struct ev *e = &c->evs[i];
+		bool counted = false;
+
+		if (e->kind == EV_ROOT_IN && e->pid != me) {
+			for (int k = 0; k < nr_tasks; k++)
+				counted |= tasks[k] == e->pid;
+			if (!counted && nr_tasks < (int)ARRAY_SIZE(tasks))
+				tasks[nr_tasks++] = e->pid;
+		}
+		if (e->kind == EV_BREAK && (e->pid == me || in_root_zap(c, e->pid, e->ts, lo, hi)))
+			zap->lock_breaks++;
+	}
+	zap->zap_tasks = nr_tasks;
+}
+
+static void analyze_tracepoints(struct zl_zap *zap, const struct collect *c, int me)
+{
+	size_t first = SIZE_MAX, last = SIZE_MAX;
+
+	/* Our zap-all (or, without it, our first page zap) to our last zap. */
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->evs[i].pid != me || c->evs[i].kind == EV_OTHER)
+			continue;
+		if (first == SIZE_MAX ||
+		    (c->evs[i].kind == EV_ZAP_ALL && c->evs[first].kind != EV_ZAP_ALL))
+			first = i;
+		last = i;
+	}
+	if (first == SIZE_MAX)
+		return;		/* nothing zapped by us in the ioctl */
+	zap->span_seen = true;
+	zap->zap_tasks = 1;
+	if (c->evs[first].kind == EV_ZAP_ALL)
+		zap->used_pages = c->evs[first].used_pages;
+	zap->span_ns = c->evs[last].ts - c->evs[first].ts;
+	for (size_t i = first; i <= last; i++) {
+		if (c->evs[i].pid != me)
+			zap->other_events++;
+		else if (c->evs[i].kind == EV_ZAP_PAGE)
+			zap->page_zap_events++;
+	}
 }
 
 void zl_trace_analyze(struct zl *z, struct zl_zap *zap, struct timespec t0, struct timespec t1)
 {
 	struct collect c = { .z = z, .lo = ts_to_ns(t0), .hi = ts_to_ns(t1) };
 	int me = syscall(SYS_gettid);
-	size_t first = SIZE_MAX, last = SIZE_MAX;
-	bool other_since_mine = false;
 
 	trace_read(&z->trace, collect_one, &c);
-	zap->trace_lost = z->trace.lost;
-	/* The window: our zap-all (or, without it, our first page zap) to our last zap. */
-	for (size_t i = 0; i < c.n; i++) {
-		if (c.evs[i].pid != me || c.evs[i].kind == EV_OTHER)
-			continue;
-		if (first == SIZE_MAX || (c.evs[i].kind == EV_ZAP_ALL && c.evs[first].kind != EV_ZAP_ALL))
-			first = i;
-		last = i;
-	}
 	zap->traced = true;
-	if (first == SIZE_MAX) {
-		free(c.evs);
-		return;		/* nothing zapped by us in the ioctl: window 0 */
-	}
-	if (c.evs[first].kind == EV_ZAP_ALL)
-		zap->used_pages = c.evs[first].used_pages;
-	zap->window_ns = c.evs[last].ts - c.evs[first].ts;
-	for (size_t i = first; i <= last; i++) {
-		if (c.evs[i].pid != me) {
-			zap->other_events++;
-			other_since_mine = true;
-			continue;
-		}
-		if (c.evs[i].kind == EV_ZAP_PAGE)
-			zap->prepare_zaps++;
-		if (other_since_mine)
-			zap->lock_breaks++;
-		other_since_mine = false;
-	}
+	zap->trace_lost = z->trace.lost;
+	if (z->mechanism == MECH_KPROBE)
+		analyze_kprobes(zap, &c, me);
+	else
+		analyze_tracepoints(zap, &c, me);
+	/* Never finer than the clock ticks. */
+	zap->span_ns -= zap->span_ns % z->trace.clock_res_ns;
 	free(c.evs);
 }

@@ -25,12 +25,19 @@
 bool zl_arch_slot_only(void);
 
 enum zl_trigger { TRIGGER_DELETE, TRIGGER_MOVE };
+/* How traced zaps time the kernel's span. */
+enum zl_mechanism {
+	MECH_NONE,
+	MECH_KPROBE,		/* kprobe + kretprobe on the zap function */
+	MECH_TRACEPOINT,	/* kvmmmu tracepoints: zap-all to the last page zap */
+};
 enum zl_zap_all { ZAP_ALL_DEFAULT, ZAP_ALL_ON, ZAP_ALL_OFF };
 
 struct zl_opts {
 	struct memstress_params ms;	/* -v -b (total here) -s -c */
 	uint64_t total_bytes;		/* -b */
-	uint64_t zaps;			/* -i */
+	uint64_t zaps;			/* -i: untraced zaps */
+	uint64_t traced_zaps;		/* --traced: traced zaps after them */
 	enum zl_trigger trigger;	/* --trigger */
 	enum zl_zap_all zap_all;	/* --zap-all */
 	const char *json_path;
@@ -50,13 +57,15 @@ struct zl_zap {
 	int64_t pages_dropped;		/* drop of pages_4k + pages_2m + pages_1g */
 	int64_t dropped[3];		/* ...per size: 4K, 2M, 1G leaf mappings */
 	int64_t mapped[3];		/* leaf mappings per size right before the trigger */
-	/* From the trace (valid when traced). */
+	/* From the trace (a traced zap only). */
 	bool traced;
-	uint64_t window_ns;		/* kernel zap window */
-	uint64_t used_pages;		/* kvm_mmu_zap_all_fast's used_pages */
-	uint64_t prepare_zaps;		/* zap events by the zapping task in the window */
-	uint64_t lock_breaks;		/* observed (a lower bound) */
-	uint64_t other_events;		/* other tasks' MMU events in the window */
+	bool span_seen;			/* the span's start and end were both traced */
+	uint64_t span_ns;		/* the kernel span (z->span_what), ns */
+	uint64_t lock_breaks;		/* lock drops counted in the span (z->breaks_known) */
+	uint64_t zap_tasks;		/* tasks that zapped in the span: the ioctl's, workers */
+	uint64_t used_pages;		/* kvm_mmu_zap_all_fast's used_pages (tracepoints) */
+	uint64_t page_zap_events;	/* zap events by the zapping task in the span (tracepoints) */
+	uint64_t other_events;		/* other tasks' MMU events in the span (tracepoints) */
 	uint64_t trace_lost;		/* events the trace buffer lost: figures incomplete */
 	/* Guest-observed: gaps between progress stamps. */
 	struct zl_gaps during, outside;
@@ -84,13 +93,27 @@ struct zl {
 	bool shadow_pages;		/* ...and shadow pages (mmu_shadow_zapped; not the TDP MMU) */
 	bool shadow_live_known;		/* mmu_cache_miss counts every shadow page made (not kvm_pvm) */
 	struct trace trace;
-	bool traced;
-	char trace_why[256];		/* why not, when !traced */
-	char zap_event[64];		/* "kvm_mmu_zap_all_fast" */
+	bool traced;			/* the traced zaps have a kernel span */
+	char trace_why[384];		/* why not, when !traced */
+	enum zl_mechanism mechanism;
+	char span_func[64];		/* the post's line name: the function probed, or tracepoint */
+	char span_what[192];		/* what the span runs from and to */
+	char helper_func[64];		/* a worker's zap function also probed, or "" */
+	bool breaks_known;		/* lock drops counted for real (kretprobes) */
+	char breaks_why[384];		/* why not, when !breaks_known */
+	char preempt[32];		/* the kernel's preemption model */
+	const char *preempt_source;
+	const char *break_means;	/* what makes this kernel drop mmu_lock */
 	uint64_t warm_ms;		/* how long warming up took */
 	struct zl_zap *zaps;
-	uint64_t nr_done;
+	uint64_t nr_done;		/* zaps done, untraced ones first */
 };
+
+/* Whether zap i is one of the traced ones. */
+static inline bool zl_zap_is_traced(const struct zl *z, uint64_t i)
+{
+	return i >= z->o.zaps;
+}
 
 /* options.c */
 void zl_parse_options(struct zl_opts *o, int argc, char **argv);
@@ -99,13 +122,16 @@ void zl_apply_zap_all(struct zl *z);
 
 /* zap.c */
 void zl_wait_warm(struct zl *z);
-void zl_measure_zap(struct zl *z, struct zl_zap *zap);
+void zl_measure_zap(struct zl *z, struct zl_zap *zap, bool traced);
 
 /* trace_analysis.c */
 void zl_trace_setup(struct zl *z);
 void zl_trace_analyze(struct zl *z, struct zl_zap *zap, struct timespec t0, struct timespec t1);
 
 /* results.c */
+/* How the traced zaps see into the kernel, or why they cannot. */
+void zl_print_trace_setup(const struct zl *z);
+/* Zap i (0-based; traced ones after the -i untraced ones). */
 void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap);
 void zl_print_summary(const struct zl *z);
 int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,

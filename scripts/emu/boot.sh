@@ -133,6 +133,8 @@ cat > "$ird/init" <<INIT
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+# Where the kernel tells its live preemption model (sched/preempt).
+mount -t debugfs debugfs /sys/kernel/debug
 $insmods
 export PATH=/kmp:/bin LD_LIBRARY_PATH=/lib/kmp HOME=/tmp TMPDIR=/tmp
 export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated"
