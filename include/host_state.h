@@ -45,7 +45,11 @@ int host_read_u64(const char *path, uint64_t *out);
 /* A /proc/meminfo field ("MemTotal", "Hugepagesize") in bytes; 0 if absent. */
 uint64_t host_meminfo_bytes(const char *field);
 
-/* Remember a directory to rmdir on exit (e.g. a tracefs instance we made). */
+/*
+ * Remember a directory to rmdir on exit (e.g. a tracefs instance we make).
+ * May be called just before the mkdir (the path does not exist yet), so the
+ * journal has it first; removing what is not there is ignored.
+ */
 int host_state_track_dir(const char *path);
 
 /*

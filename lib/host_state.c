@@ -850,10 +850,13 @@ static int track_path(const char *path, enum hs_kind kind)
 	bool fresh;
 
 	journal_prepare();
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	/* A directory may be tracked just before its mkdir: the journal has it first. */
+	if (stat(path, &st)) {
+		if (errno != ENOENT || kind != HS_DIR)
+			return -errno;
+	} else if (!S_ISDIR(st.st_mode)) {
 		return -ENOTDIR;
+	}
 	if (!entry_record(path, kind, NULL, 0, 0, &fresh))
 		return -errno;
 	return 0;

@@ -232,7 +232,7 @@ static void release_mount(void)
 
 
 /*
- * Create <root>/instances/kmp-<pid>-<n> and record it in host_state, with
+ * Record <root>/instances/kmp-<pid>-<n> in host_state, then create it, with
  * the fatal signals held off in between.  Returns 0 or -1 with why.
  */
 static int make_instance(struct trace *t, char *why, size_t why_len)
@@ -251,21 +251,26 @@ static int make_instance(struct trace *t, char *why, size_t why_len)
 		}
 		if (is_dir(t->dir))
 			continue;	/* left by an earlier process with our pid */
+		/* Journaled before it exists: a SIGKILL right after the mkdir loses nothing. */
 		block_signals(&old);
-		t->inst = tracefs_instance_create(name);
-		err = !t->inst ? (errno ? errno : EIO) : !tracefs_instance_is_new(t->inst) ? EEXIST : 0;
+		err = -host_state_track_dir(t->dir);
 		if (!err) {
-			err = -host_state_track_dir(t->dir);
-			if (err)
-				tracefs_instance_destroy(t->inst);
-		}
-		if (err) {
-			tracefs_instance_free(t->inst);
-			t->inst = NULL;
+			t->inst = tracefs_instance_create(name);
+			err = !t->inst ? (errno ? errno : EIO) :
+			      !tracefs_instance_is_new(t->inst) ? EEXIST : 0;
+			/*
+			 * EEXIST: made since the check above, under our pid's name, so
+			 * by no live process: it goes with the record.
+			 */
+			if (err) {
+				tracefs_instance_free(t->inst);
+				t->inst = NULL;
+				host_state_restore_path(t->dir);
+			}
 		}
 		unblock_signals(&old);
 		if (err == EEXIST)
-			continue;	/* made just now by someone else: theirs */
+			continue;
 		if (err) {
 			set_why(why, why_len, "create tracefs instance %s: %s", t->dir,
 				strerror(err));

@@ -136,6 +136,14 @@ static void check_x86_zap(struct __test_metadata *_metadata, struct tool_run *r,
 }
 #endif
 
+/*
+ * Each test runs zap_latency, with warm-ups and refaults: a minute or more
+ * on an emulated host, not the harness's default 30 s.
+ */
+FIXTURE(zl) {};
+FIXTURE_SETUP(zl) {}
+FIXTURE_TEARDOWN(zl) {}
+
 /* Whether a line of the output starts with prefix. */
 static bool has_line(const char *out, const char *prefix)
 {
@@ -179,11 +187,6 @@ static void check_traced_zap(struct __test_metadata *_metadata, struct tool_run 
 	snprintf(prefix, sizeof(prefix), "\n%s: %llx.\n", func, (unsigned long long)span);
 	ASSERT_NE(NULL, strstr(r->out, prefix)) TH_LOG("no \"%s\" in %s", prefix + 1, r->out);
 }
-
-/* Four zaps with warm-ups and refaults: minutes on an emulated host, not the harness's 30 s. */
-FIXTURE(zl) {};
-FIXTURE_SETUP(zl) {}
-FIXTURE_TEARDOWN(zl) {}
 
 TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 {
@@ -267,7 +270,7 @@ TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 }
 
 /* --traced 0: every zap untraced, and no instance is ever made. */
-TEST(untraced_only_makes_no_instance)
+TEST_F_TIMEOUT(zl, untraced_only_makes_no_instance, 180)
 {
 	const char *args[] = { "-v", "1", "-b", "16M", "-i", "2", "--traced", "0", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
@@ -285,7 +288,7 @@ TEST(untraced_only_makes_no_instance)
 
 #ifdef __x86_64__
 /* --zap-all off: a memslot delete unmaps only the slot, which the guest had mapped. */
-TEST(zap_all_off_unmaps_the_populated_slot)
+TEST_F_TIMEOUT(zl, zap_all_off_unmaps_the_populated_slot, 180)
 {
 	const char *args[] = { "-v", "1", "-b", "16M", "-i", "2", "--zap-all", "off", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "child.h"
 #include "jansson_view.h"
@@ -29,6 +30,12 @@ static inline void tool_exec(const void *arg)
 	char *const *argv = arg;
 	char path[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 64);
+
+	/*
+	 * A test the harness ends (its timeout) takes the tool with it, by a
+	 * signal the tool restores the host on; an orphan would run on.
+	 */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 
 	path[n > 0 ? n : 0] = 0;
 	slash = strrchr(path, '/');
