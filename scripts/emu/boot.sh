@@ -14,7 +14,8 @@
 # syntax, e.g. "kvm_amd.npt=0 kvm.tdp_mmu=0"), KMP_EMU_NAME (a label for the
 # host in messages), KMP_EMU_ACCEL (x86_64: QEMU's -accel, default
 # tcg,thread=single; "tcg" is multi-threaded TCG, which is not stable, see
-# docs/arches.md).
+# docs/arches.md), KMP_EMU_ICOUNT (QEMU's -icount, e.g. "shift=5,sleep=off":
+# the emulated clock follows instructions, so timings repeat run to run).
 set -euo pipefail
 arch=$1 bindir=$2 script=$3 timeout_s=${4:-900}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -122,9 +123,9 @@ for p in $modparams; do
 done
 
 case "$arch" in
-x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single} -cpu max (Debian $kver${modparams:+, $modparams})" ;;
-arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off (Debian $kver)" ;;
-powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8} (Debian $kver)" ;;
+x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} -cpu max (Debian $kver${modparams:+, $modparams})" ;;
+arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} (Debian $kver)" ;;
+powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} (Debian $kver)" ;;
 esac
 cat > "$ird/init" <<INIT
 #!/bin/busybox sh
@@ -172,6 +173,7 @@ set +e
 # firmware chatter (skiboot's "[ t,level]"
 # lines) and records passed through it (check.sh's KMP-REC lines) are left
 # out of what is shown.
+[ -n "${KMP_EMU_ICOUNT:-}" ] && qemu+=(-icount "$KMP_EMU_ICOUNT")
 timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot -nic none \
 	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' |
 	sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$log" |
