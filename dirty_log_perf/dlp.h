@@ -74,9 +74,14 @@ struct dlp {
 
 	/* Measurements. */
 	struct timespec populate, enable, disable;
+	struct timespec loop;		/* the host's whole iteration loop */
 	struct dlp_iteration *iters;
 	uint64_t iterations_done;
-	uint64_t reads, writes;		/* guest pass reports after populate */
+	/*
+	 * Pages the vCPUs touched: lockstep, their pass reports after
+	 * populate; -j, their live counts over exactly the host's loop.
+	 */
+	uint64_t reads, writes;
 	uint64_t touched_during_clear;
 	uint64_t touched_during_clear_now;	/* this iteration's, set by collect_clear() */
 	struct timespec clear_delays_now;	/* this iteration's -l sleeps */

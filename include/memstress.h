@@ -26,6 +26,7 @@ struct memstress_vcpu_args {
 	uint64_t gva;			/* first page of this vCPU's region */
 	uint64_t pages;			/* guest pages in it */
 	volatile uint64_t touched;	/* the guest's own live count of pages touched */
+	volatile uint64_t touched_read;	/* ...of them, read and not written (counted first) */
 	/* Progress stamps (memstress_enable_stamps): guest_clock() every stamp_every pages. */
 	uint64_t stamp_ring;		/* gva of stamp_len u64s */
 	volatile uint64_t stamp_idx;	/* stamps written so far (ring index = idx % len) */
@@ -174,6 +175,8 @@ uint64_t memstress_touch_extra(struct memstress *ms, uint64_t gva, uint64_t page
 void memstress_set_iteration(struct memstress *ms, uint64_t iteration);
 /* Pages touched right now, from the guest's live counters (mid-pass too). */
 uint64_t memstress_touched_live(struct memstress *ms);
+/* The same, split into pages read and pages written. */
+void memstress_live_counts(struct memstress *ms, uint64_t *reads, uint64_t *writes);
 /* Sum of pages touched in completed pass reports over all vCPUs (reads, writes). */
 void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes);
 /* Stop vCPUs (ending their passes early), join threads, stop the watchdog. */

@@ -376,6 +376,19 @@ const volatile uint64_t *memstress_stamps(struct memstress *ms, uint32_t v)
 	return addr_gva2hva(ms->vm, ms->gargs->vcpu_args[v].stamp_ring);
 }
 
+void memstress_live_counts(struct memstress *ms, uint64_t *reads, uint64_t *writes)
+{
+	*reads = *writes = 0;
+	for (uint32_t i = 0; i < ms->p.nr_vcpus; i++) {
+		/* The guest counts a read before the touch: read it first, never above. */
+		uint64_t r = ms->gargs->vcpu_args[i].touched_read;
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		*writes += ms->gargs->vcpu_args[i].touched - r;
+		*reads += r;
+	}
+}
+
 uint64_t memstress_touched_live(struct memstress *ms)
 {
 	uint64_t n = 0;

@@ -121,8 +121,12 @@ static uint64_t pass_general(struct memstress_guest_args *a, struct memstress_vc
 		} else {
 			(void)*addr;
 			(*reads)++;
+			va->touched_read++;
 		}
-		/* Live count: the host reads it mid-pass (watchdog, -j). */
+		/*
+		 * Live counts: the host reads them mid-pass (watchdog, -j),
+		 * touched_read first, so that it never exceeds touched.
+		 */
 		va->touched++;
 		if (a->stamp_every && ++*since_stamp >= a->stamp_every) {
 			uint64_t idx = va->stamp_idx;

@@ -418,6 +418,18 @@ def dp_cells(secs):
 # ---------------------------------------------------------------- compare
 
 def print_dirty_log_perf(pairs):
+    """Seed 000's chunk table for the -j sections; seed 003's blocks for the lockstep ones."""
+    seed000 = [p for p in pairs if p[0].params.get("nonstop")]
+    seed003 = [p for p in pairs if not p[0].params.get("nonstop")]
+    if seed000:
+        print_dlp_seed000(seed000)
+    if seed003:
+        if seed000:
+            print()
+        print_dlp_seed003(seed003)
+
+
+def print_dlp_seed000(pairs):
     def chunk(p):
         return p[0].params.get("clear_chunk_bytes", 0)
     pairs = sorted(pairs, key=lambda p: (chunk(p) != 0, -chunk(p), p[0].name))
@@ -432,34 +444,59 @@ def print_dirty_log_perf(pairs):
     print("dirty_log_perf (seed 000): median over repeats, BASE -> NEW")
     print("\n".join(framed_table(
         ["Clear Chunk size", "Clear dirty log time change", "vCPUs improvement"], rows)))
-    print("Clear dirty log time change: of the clear time's median total; vCPUs improvement:"
-          " of the median pages touched.")
+    # The table keeps the post's layout: which cells are noise goes under it.
+    noisy, unknown = [], []
     for lab, (b, n) in zip(labels, pairs):
-        clear, name, total_name = dlp_clear_figure(b)
+        for col, fig in (("clear time", dlp_clear_figure(b)[0]), ("vCPUs", "pages_touched")):
+            note = noise_note(fig_stat(b, fig), fig_stat(n, fig))
+            (noisy if note == NOTE_NOISE else unknown if note == NOTE_1RUN else []).append(
+                "%s %s" % (lab, col))
+    print("# within noise: %s" % (", ".join(noisy) if noisy else "none"))
+    if unknown:
+        print("# noise unknown (1 run): %s" % ", ".join(unknown))
+    print("Clear dirty log time change: of the clear time's median total; vCPUs improvement:"
+          " of the median pages touched (-j: while the host ran its iterations).")
+    for lab, (b, n) in zip(labels, pairs):
+        clear, name, _ = dlp_clear_figure(b)
         print()
         print("%s, clear chunk %s:" % (b.name, fmt_size(chunk((b, n)))))
         print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
         print(compare_line("pages touched", fig_stat(b, "pages_touched"),
                            fig_stat(n, "pages_touched"), fmt_int))
-        # Seed 003's blocks: each iteration's median over the repeats.
+
+
+def median_run(sec, fig):
+    """The passing record whose figure is the median (the lower one of an even count)."""
+    runs = sorted((rec for _, rec in sec.passed if fig_value(rec, fig) is not None),
+                  key=lambda rec: fig_value(rec, fig))
+    return runs[(len(runs) - 1) // 2] if runs else None
+
+
+def print_dlp_seed003(pairs):
+    print("dirty_log_perf (seed 003): BASE -> NEW; each block is one run, the median by total")
+    for b, n in sorted(pairs, key=lambda p: p[0].name):
+        clear, name, total_name = dlp_clear_figure(b)
+        print()
+        print("%s:" % b.name)
+        print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
         for title, sec in (("Before optimization:", b), ("After optimization:", n)):
             print()
             print(title)
             print("-" * len(title))
-            per_iter = [rec["figures"].get(clear, {}).get("values", []) for _, rec in sec.passed]
-            iters, total = min(len(v) for v in per_iter), fig_stat(sec, clear)
-            if not iters or not total.n:
+            rec = median_run(sec, clear)
+            iters = rec["figures"][clear].get("values", []) if rec else []
+            if not iters:
                 print("(no %s time in these records)" % name)
                 continue
-            for i in range(iters):
-                med = statistics.median(v[i] for v in per_iter)
-                print("Iteration %d %s time: %s" % (i + 1, name, fmt_ts(med)))
-            total = total.med
-            avg_ns = int(round(total * 1e9)) // iters
+            # The run's own lines: they add up to its total, as the post's do.
+            for i, v in enumerate(iters):
+                print("Iteration %d %s time: %s" % (i + 1, name, fmt_ts(v)))
+            total = fig_value(rec, clear)
+            avg_ns = int(round(total * 1e9)) // len(iters)
             print("%s over %d iterations took %s. (Avg %s/iteration)"
-                  % (total_name, iters, fmt_ts(total), fmt_ts(avg_ns / 1e9)))
-        print("# per-iteration medians over %d (before) and %d (after) runs; the total is the "
-              "median of the runs' totals" % (len(b.passed), len(n.passed)))
+                  % (total_name, len(iters), fmt_ts(total), fmt_ts(avg_ns / 1e9)))
+            t = fig_stat(sec, clear)
+            print("# the median of %d run(s) by total; totals %s" % (t.n, range_text(t, fmt_ts)))
 
 
 def print_demand_paging(pairs):

@@ -58,12 +58,12 @@ def record(tool, argv, params, figures=None, status="pass", reason=None, extra=N
     return rec
 
 
-def dlp_record(chunk, clear_iters, pages_touched):
-    """dirty_log_perf/results.c: -v 48 -b 4G -i 3 -k CHUNK -j."""
+def dlp_record(chunk, clear_iters, pages_touched, nonstop=True):
+    """dirty_log_perf/results.c: -v 48 -b 4G -i 3 -k CHUNK -j (nonstop False: no -k, -j)."""
     n = len(clear_iters)
     params = {"vcpus": 48, "vcpu_bytes": 4 * GiB, "backing_src": "anonymous_hugetlb_2mb",
               "slots": 1, "overlap": False, "write_percent": 100, "random_access": False,
-              "random_seed": 1, "iterations": n, "nonstop": True, "manual_protect": True,
+              "random_seed": 1, "iterations": n, "nonstop": nonstop, "manual_protect": True,
               "manual_protect_caps": 3, "run_while_disabling": False, "clear_chunk_bytes": chunk,
               "clear_delay_ms": 0, "log": "bitmap", "ring_entries": 0, "verify": False, "cpus": []}
     get = [0.001] * n
@@ -77,7 +77,7 @@ def dlp_record(chunk, clear_iters, pages_touched):
             "pages_touched": figure("pages", pages_touched), "pages_read": figure("pages", 0),
             "pages_written": figure("pages", pages_touched),
             "pages_touched_during_clear": figure("pages", 30, [10] * n)}
-    argv = ["-v", "48", "-b", "4G", "-i", str(n), "-k", str(chunk), "-j"]
+    argv = ["-v", "48", "-b", "4G", "-i", str(n)] + (["-k", str(chunk), "-j"] if nonstop else [])
     return record("dirty_log_perf", argv, params, figs,
                   extra={"phases": {"populate": {"mmu_pte_write": 12}}})
 
@@ -215,6 +215,26 @@ DLP = {
                         [[0.51, 0.41, 0.41], [0.48, 0.4, 0.39], [0.53, 0.42, 0.43]],
                         [50000, 51000, 49000], [50500, 49500, 51500]),
 }
+# Seed 003 (lockstep, -v 160 -b 1G -i 3): per repeat, per iteration clear times.  The
+# middle repeat by total is the post's own run, so the blocks must print it back.
+SEED003_BEFORE = [3.638543593, 3.145032742, 3.142340358]
+SEED003_AFTER = [2.318988110, 1.794470164, 1.791668628]
+DLP003 = ([[3.7, 3.2, 3.2], SEED003_BEFORE, [3.5, 3.1, 3.1]],
+          [[2.4, 1.9, 1.8], [2.2, 1.7, 1.7], SEED003_AFTER])
+SEED003_POST = """Before optimization:
+--------------------
+Iteration 1 clear dirty log time: 3.638543593s
+Iteration 2 clear dirty log time: 3.145032742s
+Iteration 3 clear dirty log time: 3.142340358s
+Clear dirty log over 3 iterations took 9.925916693s. (Avg 3.308638897s/iteration)
+
+After optimization:
+-------------------
+Iteration 1 clear dirty log time: 2.318988110s
+Iteration 2 clear dirty log time: 1.794470164s
+Iteration 3 clear dirty log time: 1.791668628s
+Clear dirty log over 3 iterations took 5.905126902s. (Avg 1.968375634s/iteration)"""
+
 DLP_ROWS = [("whole slot", "dirty-log-whole"), ("192GB", "dirty-log-clear-chunk-192G"),
             ("1GB", "dirty-log-clear-chunk-1G")]
 
@@ -251,6 +271,8 @@ def build_sets(tmp):
             clears, pages = (cb, pb) if side == 0 else (cn, pn)
             for r, (c, p) in enumerate(zip(clears, pages), 1):
                 paths.append(write(folder, name, r, dlp_record(chunk, c, p)))
+        for r, clears in enumerate(DLP003[side], 1):
+            paths.append(write(folder, "dlp-seed003", r, dlp_record(0, clears, 5000, False)))
         rates = DP_BASE if side == 0 else DP_NEW
         for r in range(3):
             paths.append(write(folder, "dp-sweep", r + 1,
@@ -298,6 +320,16 @@ def test_compare(a, b):
     got = out[start:start + len(expect)] if start >= 0 else []
     check("seed-000 table framed exactly as the seed", got == expect,
           "\n".join(["expected:"] + expect + ["got:"] + got))
+    # Cells within noise are named right under the table, never inside it.
+    noisy = ["%s %s" % (label, col) for label, sec in DLP_ROWS
+             for col, (b_, n_) in (("clear time", ([sum(x) for x in DLP[sec][1]],
+                                                   [sum(x) for x in DLP[sec][2]])),
+                                   ("vCPUs", (DLP[sec][3], DLP[sec][4])))
+             if within_noise(b_, n_)]
+    want_noise = "# within noise: %s" % (", ".join(noisy) if noisy else "none")
+    after = out[start + len(expect)] if start >= 0 and start + len(expect) < len(out) else ""
+    check("seed-000 cells within noise named on a # line under the table",
+          after == want_noise, "want %r\n got %r" % (want_noise, after))
     cells = [[c.strip() for c in l.strip("|").split("|")] for l in got[3::2]]
     check("seed-000 table cells: 56%/152% (192GB), -81%/72% (1GB), whole slot",
           cells == rows and rows[1][1:] == ["56%", "152%"] and rows[2][1:] == ["-81%", "72%"],
@@ -323,17 +355,25 @@ def test_compare(a, b):
               pages.endswith("(within noise)") == within_noise(pb, pn) and
               "base %s..%s (3 runs" % (ts(min(tb_)), ts(max(tb_))) in clear,
               "%s\n%s" % (clear, pages))
-        block = []
-        for title, reps in (("Before optimization:", cb), ("After optimization:", cn)):
-            tot = med([sum(x) for x in reps])
-            block += ["", title, "-" * len(title)]
-            block += ["Iteration %d clear dirty log time: %s" % (i + 1, ts(med([x[i] for x in reps])))
-                      for i in range(3)]
-            block.append("Clear dirty log over 3 iterations took %s. (Avg %s/iteration)"
-                         % (ts(tot), ts((int(round(tot * 1e9)) // 3) / 1e9)))
-        got = out[head + 3:head + 3 + len(block)]
-        check("dirty_log_perf %s: seed-003 per-iteration blocks" % name, got == block,
-              "\n".join(["expected:"] + block + ["got:"] + got))
+        block = out[head + 3:head + 5]
+        check("dirty_log_perf %s: a seed-000 section has no seed-003 block" % name,
+              "Before optimization:" not in block and "" in block + [""], repr(block))
+
+    # Seed 003: its own title, and the median run's lines, the post's byte for byte.
+    title = "dirty_log_perf (seed 003): BASE -> NEW; each block is one run, the median by total"
+    at = out.index(title) if title in out else -1
+    blocks = [l for l in out[at:] if not l.startswith("#")] if at >= 0 else []
+    start = blocks.index("Before optimization:") if "Before optimization:" in blocks else -1
+    got = "\n".join(blocks[start:start + 13]) if start >= 0 else ""
+    check("seed 003: Before/After blocks are the post's, byte for byte", got == SEED003_POST,
+          "want:\n%s\ngot:\n%s" % (SEED003_POST, got))
+    spread = [l for l in out[at:] if l.startswith("# the median of 3 run(s) by total; totals ")]
+    check("seed 003: the spread over the repeats goes on its own # line", len(spread) == 2,
+          repr(spread))
+    seed000_title = "dirty_log_perf (seed 000): median over repeats, BASE -> NEW"
+    check("seed 003 and seed 000 each under their own title",
+          at > 0 and seed000_title in out and out.index(seed000_title) < at and
+          "Before optimization:" not in out[out.index(seed000_title):at], "")
     check("dirty_log_perf: the seed's noise cases are not all alike",
           not within_noise(DLP["dirty-log-clear-chunk-192G"][3], DLP["dirty-log-clear-chunk-192G"][4])
           and within_noise(DLP["dirty-log-whole"][3], DLP["dirty-log-whole"][4]))

@@ -192,14 +192,37 @@ TEST(nonstop_chunked_clear_counts_pages)
 	touched = figure_value(r, "pages_touched");
 	reads = figure_value(r, "pages_read");
 	writes = figure_value(r, "pages_written");
-	ASSERT_GT(touched, 0);
 	ASSERT_EQ(touched, reads + writes);
-	/* Each iteration waits for a whole pass per vCPU: at least 4 x 2 x 1024. */
-	ASSERT_GE(writes, 4 * 2 * 1024);
+	/* Counted over the host's whole loop: the pages touched during its clears are some. */
+	ASSERT_GE(touched, figure_value(r, "pages_touched_during_clear"));
 	ASSERT_NE(NULL, strstr(r->out, "Total pages touched: "));
 	/* No dirty-memory phase in nonstop mode. */
 	ASSERT_EQ(NULL, strstr(r->out, "dirty memory time"));
 	ASSERT_EQ(0, figure_value(r, "verify_lost_pages"));
+	tool_run_free(r);
+	free(r);
+}
+
+/*
+ * -j as the clear-dirty-log series has it: the host runs its iterations back
+ * to back without waiting for the vCPUs.  Each vCPU's pass over 256M takes
+ * far longer than three fetches and clears of the log, so the host finishes
+ * all of them while the vCPUs' own counters show less than one pass in all
+ * (a loop that waited for a pass per vCPU would count at least two).
+ */
+TEST(nonstop_host_loop_does_not_wait)
+{
+	const char *args[] = { "-v", "2", "-b", "256M", "-i", "3", "-j", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+	uint64_t pages_per_vcpu = (256ULL << 20) / 4096;
+
+	run_dlp(r, args);
+	check_pass(_metadata, r, 3);
+	ASSERT_NE(NULL, strstr(r->out, "Iteration 3 get dirty log time: "));
+	ASSERT_LT(figure_value(r, "pages_touched"), pages_per_vcpu) TH_LOG("%s", r->out);
+	ASSERT_EQ(figure_value(r, "pages_touched"),
+		  figure_value(r, "pages_read") + figure_value(r, "pages_written"));
+	ASSERT_NE(NULL, strstr(r->out, "while the host ran its 3 iterations back to back"));
 	tool_run_free(r);
 	free(r);
 }
