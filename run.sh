@@ -138,6 +138,13 @@ unmet() {
 			1) echo "KVM does not offer KVM_CAP_${req#cap:}"; return ;;
 			*) echo "cannot check '$req' (kmp_cap missing or unknown name)"; return ;;
 			esac ;;
+		mmu:*)
+			# The post's path exists only on these MMUs (kmp_mmu prints "key (name)").
+			local mmu want=${req#mmu:}
+			want=${want//,/ }
+			mmu=$("$BIN/kmp_mmu" 2>/dev/null) || { echo "cannot check '$req' (kmp_mmu missing)"; return; }
+			in_list "${mmu%% *}" "$want" ||
+				{ echo "needs one of these KVM MMUs: $want; this host's is ${mmu%% *} ${mmu#* }"; return; } ;;
 		*) echo "unknown requirement '$req'"; return ;;
 		esac
 	done

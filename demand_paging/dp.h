@@ -19,7 +19,7 @@ struct dp_opts {
 	enum uffd_mode mode;		/* -u */
 	bool one_uffd;			/* -a */
 	unsigned int delay_us;		/* -d */
-	int readers;			/* -r, per uffd */
+	int readers;			/* -r, per uffd; 0: as many as the run's vCPUs (-r vcpus) */
 	bool mem_fault_exits;		/* -w */
 	struct page_source src;		/* --source */
 	bool source_set;
@@ -47,6 +47,12 @@ struct dp_result {
 
 /* options.c */
 void dp_parse_options(struct dp_opts *o, int argc, char **argv);
+
+/* Reader threads per uffd for a run of nr_vcpus (-r N, or -r vcpus). */
+static inline int dp_readers(const struct dp_opts *o, uint32_t nr_vcpus)
+{
+	return o->readers ? o->readers : (int)nr_vcpus;
+}
 
 /* mem_fault.c: -w, KVM_EXIT_MEMORY_FAULT handled in the vCPU thread. */
 /* NULL when this kernel offers memory-fault exits for uffd memory; else why not. */

@@ -38,13 +38,19 @@ static void print_params(const struct dp_opts *o)
 		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src));
 	if (o->ms.mode != guest_mode_default())
 		ksft_print_msg("guest mode: %d (%s)\n", o->ms.mode, guest_mode_name(o->ms.mode));
+	char readers[48];
+
+	if (o->readers)
+		snprintf(readers, sizeof(readers), "%d reader(s)", o->readers);
+	else
+		snprintf(readers, sizeof(readers), "one reader per vCPU (-r vcpus)");
 	if (o->mode == UFFD_MODE_NONE)
 		ksft_print_msg("paging: first-touch faults, no userfaultfd\n");
 	else
-		ksft_print_msg("paging: userfaultfd %s, %s, %d reader(s) each, delay %u us, "
+		ksft_print_msg("paging: userfaultfd %s, %s, %s each, delay %u us, "
 			       "source %s%s\n", uffd_mode_name(o->mode),
 			       o->one_uffd || o->ms.shared ? "one uffd" : "one uffd per vCPU",
-			       o->readers, o->delay_us, page_source_name(&o->src),
+			       readers, o->delay_us, page_source_name(&o->src),
 			       o->src.kind == PAGE_SRC_FILE ? (o->src.direct ? " (O_DIRECT)" :
 							       " (buffered)") : "");
 }

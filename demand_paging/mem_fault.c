@@ -61,9 +61,18 @@ static bool probe_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu)
 	return mem_fault_on_exit(ms, vcpu);
 }
 
+/*
+ * The post's feature, in each form it was posted in: none was merged.  Not
+ * probed by capability number: merged caps reuse those numbers.
+ */
+static const char feature_forms[] =
+	"the exit itself came in forms no merged kernel has: the post's "
+	"KVM_CAP_MEM_FAULT_NOWAIT, the later KVM_CAP_EXIT_ON_MISSING (both Anish "
+	"Moorthy's series) and the KVM Userfault memslot flag (James Houghton's series)";
+
 static const char *probe(const struct dp_opts *o)
 {
-	static char reason[256];
+	static char reason[512];
 	struct memstress_params p;
 	struct dp_opts po = *o;
 	struct dp_run run = { .o = &po };
@@ -105,9 +114,9 @@ static const char *probe(const struct dp_opts *o)
 	if (probe_exited)
 		return NULL;
 	snprintf(reason, sizeof(reason), "this kernel's KVM waits in userfaultfd instead of "
-		 "exiting with KVM_EXIT_MEMORY_FAULT (KVM_CAP_MEMORY_FAULT_INFO is offered, but "
-		 "no exit-on-missing capability: the probe vCPU %s)",
-		 waited ? "blocked on its uffd" : "never exited");
+		 "exiting with KVM_EXIT_MEMORY_FAULT: the probe vCPU %s. KVM_CAP_MEMORY_FAULT_INFO "
+		 "is offered, but it only annotates -EFAULT exits; %s",
+		 waited ? "blocked on its uffd" : "never exited", feature_forms);
 	return reason;
 }
 
@@ -119,9 +128,14 @@ const char *mem_fault_unsupported_reason(const struct dp_opts *o)
 	if (probed)
 		return reason;
 	probed = true;
-	if (!kvm_check_cap(KVM_CAP_MEMORY_FAULT_INFO))
-		reason = "KVM_CAP_MEMORY_FAULT_INFO (Linux 6.8) is not offered by this kernel";
-	else
+	if (!kvm_check_cap(KVM_CAP_MEMORY_FAULT_INFO)) {
+		static char text[384];
+
+		snprintf(text, sizeof(text), "KVM_CAP_MEMORY_FAULT_INFO (Linux 6.8) is not offered "
+			 "by this kernel, and %s", feature_forms);
+		reason = text;
+	} else {
 		reason = probe(o);
+	}
 	return reason;
 }

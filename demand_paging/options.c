@@ -28,7 +28,8 @@ static void __attribute__((noreturn)) help(const char *name)
 	       "     (default: no userfaultfd, plain first-touch faults)\n"
 	       " -a: one userfaultfd for all guest memory, instead of one per vCPU\n"
 	       " -d: microseconds each fault handler waits before resolving (default: 0)\n"
-	       " -r: reader threads per userfaultfd (default: 1)\n"
+	       " -r: reader threads per userfaultfd, 1-256, or vcpus: as many as the run's\n"
+	       "     vCPUs (with --sweep-vcpus, each count's) (default: 1)\n"
 	       " -b: memory each vCPU touches, e.g. 64M (default: 1G)\n"
 	       " -s: backing source: %s (default: anonymous)\n"
 	       " -v: number of vCPUs (default: 1)\n"
@@ -112,7 +113,13 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 			o->delay_us = parse_u64_opt("-d", optarg, 0, 10 * 1000 * 1000);
 			break;
 		case 'r':
-			o->readers = parse_u64_opt("-r", optarg, 1, 256);
+			if (!strcmp(optarg, "vcpus"))
+				o->readers = 0;
+			else if (optarg[0] < '0' || optarg[0] > '9')
+				usage_error("-r '%s': must be an integer between 1 and 256, or vcpus",
+					    optarg);
+			else
+				o->readers = parse_u64_opt("-r", optarg, 1, 256);
 			break;
 		case 'u':
 			o->mode = uffd_mode_parse_opt("-u", optarg);

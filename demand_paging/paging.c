@@ -43,7 +43,7 @@ static void regions_create(struct dp_run *run, uint64_t per_vcpu)
 				 size, page, (struct page_source *)&o->src, off, o->delay_us);
 	}
 	for (int i = 0; i < run->nr_regions; i++)
-		uffd_region_start(&run->regions[i], o->readers);
+		uffd_region_start(&run->regions[i], dp_readers(o, ms->p.nr_vcpus));
 }
 
 static int cmp_u64(const void *a, const void *b)

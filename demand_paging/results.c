@@ -68,21 +68,58 @@ static double mean_krate(const struct dp_result *res, int nr, uint32_t vcpus, bo
 	return *n ? sum / *n : NAN;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "150 (148..153)": median and range of one cell's runs, in K pages/s, into buf. */
+static const char *cell_spread(const struct dp_result *res, int nr, uint32_t vcpus, bool w,
+			       char *buf, size_t len)
+{
+	double *v = calloc(nr + 1, sizeof(double));
+	int n = 0;
+
+	TEST_ASSERT(v, "out of memory");
+	for (int i = 0; i < nr; i++)
+		if (res[i].vcpus == vcpus && res[i].mem_fault_exits == w)
+			v[n++] = res[i].overall_rate / 1000;
+	qsort(v, n, sizeof(double), cmp_double);
+	if (n)
+		snprintf(buf, len, "%.0f (%.0f..%.0f)", n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,
+			 v[0], v[n - 1]);
+	else
+		snprintf(buf, len, "n/a");
+	free(v);
+	return buf;
+}
+
 void dp_print_sweep_table(const struct dp_opts *o, const struct dp_result *res, int nr,
 			  const char *w_reason)
 {
-	printf("vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap)\n");
+	char a[64], b[64];
+
+	/* The post's two columns, as it prints them; the ratio after them is ours. */
+	printf("vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap), w/ : w/o\n");
 	for (int i = 0; i < o->nr_sweep; i++) {
 		int n_without, n_with;
 		double without = mean_krate(res, nr, o->sweep[i], false, &n_without);
 		double with = mean_krate(res, nr, o->sweep[i], true, &n_with);
 
 		if (n_with)
-			printf("%u %.0f %.0f\n", o->sweep[i], without, with);
+			printf("%u %.0f %.0f x%.2f\n", o->sweep[i], without, with, with / without);
 		else
-			printf("%u %.0f n/a\n", o->sweep[i], without);
+			printf("%u %.0f n/a n/a\n", o->sweep[i], without);
 	}
-	ksft_print_msg("rates in thousands of pages/s, mean of %u run(s) each\n", o->repeat);
+	ksft_print_msg("rates in thousands of pages/s, mean of %u run(s) each, as the post "
+		       "averages its five\n", o->repeat);
+	if (o->repeat > 1)
+		for (int i = 0; i < o->nr_sweep; i++)
+			ksft_print_msg("%u vCPUs: median (range) w/o %s, w/ %s\n", o->sweep[i],
+				       cell_spread(res, nr, o->sweep[i], false, a, sizeof(a)),
+				       cell_spread(res, nr, o->sweep[i], true, b, sizeof(b)));
 	if (w_reason)
 		ksft_print_msg("n/a: %s\n", w_reason);
 }
@@ -98,7 +135,10 @@ static void write_params(struct json *j, const struct dp_opts *o)
 	json_string(j, "uffd_mode", uffd_mode_name(o->mode));
 	json_bool(j, "one_uffd", o->one_uffd);
 	json_u64(j, "delay_us", o->delay_us);
-	json_u64(j, "readers", o->readers);
+	if (o->readers)
+		json_u64(j, "readers", o->readers);
+	else
+		json_string(j, "readers", "vcpus");
 	json_bool(j, "mem_fault_exits", o->mem_fault_exits);
 	json_string(j, "source", page_source_name(&o->src));
 	json_array_begin(j, "sweep_vcpus");

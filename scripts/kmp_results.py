@@ -515,12 +515,20 @@ def print_demand_paging(pairs):
         counts = sorted({v for c in cells for v, _ in c})
         for title, c in (("BASE", cells[0]), ("NEW", cells[1])):
             print("%s:" % title)
-            print("vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap)")
+            # The post's two columns hold means, as its "average of five runs" does.
+            print("vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap), w/ : w/o")
             for v in counts:
-                print(" ".join([str(v)] + ["%.0f" % c[(v, w)].med if (v, w) in c else "n/a"
-                                           for w in (False, True)]))
-        print("# rates in thousands of pages/s, median of each cell's runs (every run of "
-              "every repeat)")
+                means = [statistics.mean(c[(v, w)].samples) if (v, w) in c else None
+                         for w in (False, True)]
+                print(" ".join([str(v)] + ["%.0f" % m if m is not None else "n/a" for m in means]
+                               + ["x%.2f" % (means[1] / means[0]) if None not in means and
+                                  means[0] else "n/a"]))
+            for v in counts:
+                print("# %d vCPUs: median (range) %s" % (v, ", ".join(
+                    "%s %.0f (%.0f..%.0f)" % (what, c[(v, w)].med, c[(v, w)].lo, c[(v, w)].hi)
+                    for w, what in ((False, "w/o"), (True, "w/")) if (v, w) in c)))
+        print("# rates in thousands of pages/s: the table holds each cell's mean over every run "
+              "of every repeat; the medians and ranges are on the # lines")
         print("BASE -> NEW:")
         for v in counts:
             for w, what in ((False, "w/o new cap"), (True, "w/ new cap")):
@@ -535,6 +543,21 @@ def print_demand_paging(pairs):
             print("# n/a: %s" % r)
 
 
+def fmt_k_per_sec(rate):
+    """tlbie_bench's line: the post's %.1fK/sec from 100/s up, else 3 significant digits."""
+    return "%.1fK/sec" % (rate / 1000) if rate >= 100 else "%.3gK/sec" % (rate / 1000)
+
+
+def profile_lines(rec):
+    """A record's host profile as '74.52%  [k] do_tlbies' lines, or one line saying why not."""
+    prof = rec.get("profile") if rec else None
+    if prof is None:
+        return ["not recorded (run without --profile)"]
+    if not prof.get("top"):
+        return ["unavailable: %s" % (prof.get("unavailable") or "no samples")]
+    return ["%6.2f%%  %s" % (t["share_pct"], t["symbol"]) for t in prof["top"]]
+
+
 def print_tlbie_bench(pairs):
     print("tlbie_bench (seed 001): forks/s over all vCPUs, BASE -> NEW")
     for b, n in pairs:
@@ -542,8 +565,15 @@ def print_tlbie_bench(pairs):
         print("%s (vcpus %s, flush %s, shared %s, pages %s):" % (
             b.name, p.get("vcpus"), p.get("flush"), str(p.get("shared")).lower(), p.get("pages")))
         print(compare_line("total throughput", fig_stat(b, "throughput"),
-                           fig_stat(n, "throughput"), lambda v: "%.1fK/sec" % (v / 1000), "ratio",
-                           lambda v: "%.1f/sec" % v))
+                           fig_stat(n, "throughput"), fmt_k_per_sec, "ratio",
+                           lambda v: "%.3g/sec" % v))
+        # The post's other evidence: the top of the host profile, before and after.
+        base, new = (profile_lines(median_run(sec, "throughput")) for sec in (b, n))
+        width = max(len(l) for l in base)
+        print("  host profile of the median run, BASE | NEW:")
+        for i in range(max(len(base), len(new))):
+            print("    %-*s | %s" % (width, base[i] if i < len(base) else "",
+                                   new[i] if i < len(new) else ""))
 
 
 def print_zap_latency(pairs):

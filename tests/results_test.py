@@ -123,16 +123,24 @@ def dp_single_record(vcpus, rate):
                   extra={"mem_fault_exits_unsupported": None, "runs": [run]})
 
 
-def tb_record(rate, flush="page", vcpus=2):
-    """tlbie_bench/main.c write_json()."""
+def tb_record(rate, flush="page", vcpus=2, profile=None):
+    """tlbie_bench/main.c write_json(); profile: [(share, symbol)], "" for unavailable."""
     params = {"vcpus": vcpus, "seconds": 5, "pages": 16, "flush": flush, "shared": False}
+    forks = rate * 5     # a NaN rate (the bad-input case) stays NaN
     figs = {"throughput": figure("forks/s", rate, [rate / vcpus] * vcpus),
-            "verified_remaps": figure("remaps", 0, [1000] * vcpus),
+            "forks": figure("forks", forks, [forks / vcpus] * vcpus),
+            "verified_remaps": figure("remaps", forks * 16, [forks * 8] * vcpus),
             "run_time": figure("s", 5.0)}
     for stat in ("exits", "invlpg", "tlb_flush", "pf_taken", "pf_fixed", "pf_emulate",
                  "insn_emulation"):
         figs[stat] = figure("events", 100)
-    return record("tlbie_bench", ["-v", str(vcpus), "--flush", flush], params, figs)
+    extra = None
+    if profile is not None:
+        extra = {"profile": {"source": "perf record -a -F 999; perf report --sort sym",
+                             "unavailable": None if profile else "perf is not installed",
+                             "top": [{"share_pct": p, "symbol": sym} for p, sym in profile]}}
+    return record("tlbie_bench", ["-v", str(vcpus), "--flush", flush], params, figs,
+                  extra=extra)
 
 
 def zl_record(window, ioctl, breaks, vcpus=4):
@@ -240,16 +248,19 @@ DLP_ROWS = [("whole slot", "dirty-log-whole"), ("192GB", "dirty-log-clear-chunk-
 
 # demand_paging sweep: (vcpus, -w) -> per-repeat overall rates (pages/s); (4, True) missing.
 # 1 vCPU w/o: ranges overlap, small change; 4 vCPUs w/o: ranges overlap, but the change
-# (+14%) is above both spreads (11%, 7.5%): within noise by the overlap alone.
+# (+14%) is above both spreads (9.5%, 10.4%): within noise by the overlap alone.
 DP_BASE = {(1, False): [150100, 149800, 150400], (2, False): [191000, 190500, 192300],
-           (4, False): [205000, 210000, 228000], (1, True): [340000, 338000, 342000],
+           (4, False): [200000, 210000, 220000], (1, True): [340000, 338000, 342000],
            (2, True): [477000, 475000, 480000]}
 DP_NEW = {(1, False): [151000, 149000, 153000], (2, False): [240000, 238000, 242000],
-          (4, False): [227000, 240000, 245000], (1, True): [520000, 515000, 526000],
+          (4, False): [220000, 240000, 245000], (1, True): [520000, 515000, 526000],
           (2, True): [700000, 690000, 710000]}
 
 TB = {"tlbie-page": ([13400, 13500, 13650], [50900, 51000, 51200]),
-      "tlbie-full": ([20000], [20500])}
+      "tlbie-full": ([20000], [20500]), "tlbie-slow": ([36.18], [55.18])}
+# Seed 001's profiles (the post: do_tlbies 74.52% before, 21.28% after).
+TB_PROFILE = ([(74.52, "[k] do_tlbies"), (2.95, "[k] kvmppc_book3s_hv_page_fault")],
+              [(21.28, "[k] do_tlbies"), (5.26, "[k] kvmppc_run_core")])
 
 ZW_BASE, ZW_NEW = 0x174706e, 0x69c1676          # seed 004's latencies
 # (windows, ioctl latencies, lock breaks); the ioctl ranges do not overlap, but the
@@ -279,7 +290,10 @@ def build_sets(tmp):
                                dp_sweep_record({k: v[r] for k, v in rates.items()})))
         for name, sides in TB.items():
             for r, rate in enumerate(sides[side], 1):
-                paths.append(write(folder, name, r, tb_record(rate, name.split("-")[1])))
+                prof = (TB_PROFILE[side] if name == "tlbie-page" else
+                        "" if name == "tlbie-full" else None)
+                paths.append(write(folder, name, r, tb_record(rate, name.split("-")[1],
+                                                              profile=prof)))
         win, ioctl, brk = ZAP_BASE if side == 0 else ZAP_NEW
         for r in range(3):
             paths.append(write(folder, "zap-all", r + 1, zl_record(win[r], ioctl[r], brk[r])))
@@ -379,18 +393,30 @@ def test_compare(a, b):
           and within_noise(DLP["dirty-log-whole"][3], DLP["dirty-log-whole"][4]))
 
     # Seed 002: both tables and the ratio lines.
-    table = "vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap)"
+    table = "vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap), w/ : w/o"
+
+    def mean(x):
+        return sum(x) / len(x)
     idx = [i for i, l in enumerate(out) if l == table]
     ok, detail = len(idx) == 2, "table headers at %r" % idx
     for k, rates in zip(idx, (DP_BASE, DP_NEW)):
-        want = ["%d %s %s" % (v, "%.0f" % (med(rates[(v, False)]) / 1000),
-                              "%.0f" % (med(rates[(v, True)]) / 1000) if (v, True) in rates
-                              else "n/a") for v in (1, 2, 4)]
+        want = []
+        for v in (1, 2, 4):
+            wo, w = mean(rates[(v, False)]) / 1000, rates.get((v, True))
+            w = mean(w) / 1000 if w else None
+            want.append("%d %.0f %s %s" % (v, wo, "%.0f" % w if w else "n/a",
+                                           "x%.2f" % (w / wo) if w else "n/a"))
         got = out[k + 1:k + 4]
         ok = ok and got == want
         detail += "\nwant %r\n got %r" % (want, got)
-    check("demand_paging: seed-002 tables for BASE and NEW, n/a where -w is missing",
-          ok and out[idx[0] + 1] == "1 150 340" and out[idx[0] + 3] == "4 210 n/a", detail)
+    check("demand_paging: seed-002 tables of means for BASE and NEW, the ratio after the "
+          "post's columns, n/a where -w is missing",
+          ok and out[idx[0] + 1] == "1 150 340 x2.27" and out[idx[0] + 2] == "2 191 477 x2.50"
+          and out[idx[0] + 3] == "4 210 n/a n/a",
+          detail)
+    spread = out[idx[0] + 4] if idx else ""
+    check("demand_paging: medians and ranges beside the table, on # lines",
+          spread == "# 1 vCPUs: median (range) w/o 150 (150..150), w/ 340 (338..342)", spread)
     ok, detail = True, ""
     for (v, w), base in sorted(DP_BASE.items()):
         new = DP_NEW[(v, w)]
@@ -415,10 +441,24 @@ def test_compare(a, b):
     check("tlbie_bench: total throughput 13.5K/sec -> 51.0K/sec (x3.78), beyond noise",
           l.startswith(want) and want.endswith("13.5K/sec -> 51.0K/sec (x3.78)")
           and "(within noise)" not in l, "want %r\n got %r" % (want, l))
+    prof = out[k + 2:k + 5]
+    want = ["  host profile of the median run, BASE | NEW:",
+            "     74.52%  [k] do_tlbies                   |  21.28%  [k] do_tlbies",
+            "      2.95%  [k] kvmppc_book3s_hv_page_fault |   5.26%  [k] kvmppc_run_core"]
+    check("tlbie_bench: the two host profiles side by side under the throughput",
+          prof == want, "want %r\n got %r" % (want, prof))
     k = next((i for i, l in enumerate(out) if l.startswith("tlbie-full (")), -2)
     full = out[k + 1]
     check("tlbie_bench: a single repeat says (1 run: noise unknown)",
           full.endswith("(1 run: noise unknown)") and "(within noise)" not in full, full)
+    check("tlbie_bench: a host without perf says so",
+          out[k + 3].strip() == "unavailable: perf is not installed | unavailable: perf is "
+          "not installed", repr(out[k + 3]))
+    k = next((i for i, l in enumerate(out) if l.startswith("tlbie-slow (")), -2)
+    slow = out[k + 1]
+    check("tlbie_bench: under 100/s three significant digits, not 0.0K/sec",
+          slow.startswith("  total throughput: 0.0362K/sec -> 0.0552K/sec (x1.53)") and
+          "not recorded (run without --profile)" in out[k + 3], "%r %r" % (slow, out[k + 3]))
 
     # Seed 004: the printk lines in hex, then decimal.
     k = out.index("zap-all:") if "zap-all:" in out else -1

@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "tb_host.h"
 
 #define PERF "/usr/bin/perf"
-#define PROFILE_TOP 10
 
 static char data_path[4096];
 
@@ -29,12 +29,15 @@ static void unblock_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-int tb_profile_start(char *why, size_t len)
+int tb_profile_start(struct tb_profile *p)
 {
 	const char *tmp = getenv("TMPDIR");
+	char *why = p->unavailable;
+	size_t len = sizeof(p->unavailable);
 	pid_t pid;
 	int fd;
 
+	p->asked = true;
 	if (access(PERF, X_OK)) {
 		snprintf(why, len, "perf is not installed (Debian: linux-perf)");
 		return -1;
@@ -42,7 +45,7 @@ int tb_profile_start(char *why, size_t len)
 	snprintf(data_path, sizeof(data_path), "%s/kmp-perf-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(data_path);
 	if (fd < 0) {
-		snprintf(why, len, "mkstemp %s: %s", data_path, strerror(errno));
+		snprintf(why, len, "mkstemp %.64s: %s", data_path, strerror(errno));
 		return -1;
 	}
 	close(fd);
@@ -64,19 +67,19 @@ int tb_profile_start(char *why, size_t len)
 	return pid;
 }
 
-/* perf report's output through a pipe: the first PROFILE_TOP sample lines. */
-static int print_report(void)
+/* perf report's output through a pipe: its first TB_PROFILE_TOP sample lines into p. */
+static void read_report(struct tb_profile *p)
 {
 	char line[512];
-	int pipefd[2], shown = 0, status;
+	int pipefd[2], status;
 	pid_t pid;
 	FILE *f;
 
 	if (pipe(pipefd))
-		return 0;
+		return;
 	pid = fork();
 	if (pid < 0)
-		return 0;
+		return;
 	if (!pid) {
 		int null = open("/dev/null", O_WRONLY);
 
@@ -89,24 +92,26 @@ static int print_report(void)
 	}
 	close(pipefd[1]);
 	f = fdopen(pipefd[0], "r");
-	ksft_print_msg("host profile (perf, all CPUs, during the run):\n");
 	while (f && fgets(line, sizeof(line), f)) {
 		double pct;
-		char c;
+		int at;
 
 		/* Only sample lines ("   74.52%  [k] do_tlbies"); keep reading to the end. */
-		if (shown >= PROFILE_TOP || sscanf(line, " %lf%c", &pct, &c) != 2 || c != '%')
+		if (p->nr >= TB_PROFILE_TOP || sscanf(line, " %lf%%%n", &pct, &at) != 1)
 			continue;
-		ksft_print_msg("%s", line);
-		shown++;
+		p->top[p->nr].share = pct;
+		while (line[at] == ' ')
+			at++;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(p->top[p->nr].symbol, sizeof(p->top[p->nr].symbol), "%s", line + at);
+		p->nr++;
 	}
 	if (f)
 		fclose(f);
 	waitpid(pid, &status, 0);
-	return shown;
 }
 
-void tb_profile_stop_and_print(int pid)
+void tb_profile_stop_and_print(struct tb_profile *p, int pid)
 {
 	int status;
 
@@ -114,11 +119,40 @@ void tb_profile_stop_and_print(int pid)
 	waitpid(pid, &status, 0);
 	/* perf record writes its data on SIGINT, then dies of it again on purpose. */
 	if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) &&
-	    !(WIFEXITED(status) && !WEXITSTATUS(status)))
-		ksft_print_msg("profile unavailable: perf record failed (status 0x%x); "
-			       "is perf_event_paranoid too strict, or perf unsupported here?\n",
-			       status);
-	else if (!print_report())
-		ksft_print_msg("profile unavailable: perf recorded no samples\n");
+	    !(WIFEXITED(status) && !WEXITSTATUS(status))) {
+		snprintf(p->unavailable, sizeof(p->unavailable), "perf record failed (status "
+			 "0x%x); is perf_event_paranoid too strict, or perf unsupported here?",
+			 status);
+	} else {
+		read_report(p);
+		if (!p->nr)
+			snprintf(p->unavailable, sizeof(p->unavailable),
+				 "perf recorded no samples");
+	}
 	unlink(data_path);
+	if (!p->nr) {
+		ksft_print_msg("profile unavailable: %s\n", p->unavailable);
+		return;
+	}
+	ksft_print_msg("host profile (perf, all CPUs, during the run):\n");
+	for (int i = 0; i < p->nr; i++)
+		ksft_print_msg("%8.2f%%  %s\n", p->top[i].share, p->top[i].symbol);
+}
+
+void tb_profile_json(const struct tb_profile *p, struct json *j)
+{
+	if (!p->asked)
+		return;
+	json_object_begin(j, "profile");
+	json_string(j, "source", "perf record -a -F 999; perf report --sort sym");
+	json_string(j, "unavailable", p->nr ? NULL : p->unavailable);
+	json_array_begin(j, "top");
+	for (int i = 0; i < p->nr; i++) {
+		json_object_begin(j, NULL);
+		json_double(j, "share_pct", p->top[i].share);
+		json_string(j, "symbol", p->top[i].symbol);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
 }

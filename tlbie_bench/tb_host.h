@@ -50,7 +50,20 @@ struct json;
 void tb_arch_figures(const struct tb *t, struct json *j) __attribute__((weak));
 
 /* profile.c: perf record of the whole host during the run. */
-int tb_profile_start(char *why, size_t len);
-void tb_profile_stop_and_print(int pid);
+#define TB_PROFILE_TOP 10
+struct tb_profile {
+	bool asked;			/* --profile */
+	char unavailable[160];		/* why there is none, or "" */
+	int nr;
+	struct {
+		double share;		/* percent of the samples */
+		char symbol[128];	/* "[k] do_tlbies" */
+	} top[TB_PROFILE_TOP];
+};
+int tb_profile_start(struct tb_profile *p);
+/* Stop perf, read its report into p and print it in the seed's layout. */
+void tb_profile_stop_and_print(struct tb_profile *p, int pid);
+/* The record's "profile" object. */
+void tb_profile_json(const struct tb_profile *p, struct json *j);
 
 #endif

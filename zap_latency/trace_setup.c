@@ -161,11 +161,14 @@ void zl_trace_setup(struct zl *z)
 		z->traced = true;
 		return;
 	}
-	/* Probes already made are of no use now: start again with tracepoints only. */
-	trace_close(&z->trace);
 	snprintf(z->breaks_why, sizeof(z->breaks_why), "%s", kprobe_why);
-	if (!trace_open(&z->trace, z->trace_why, sizeof(z->trace_why)) &&
-	    setup_tracepoints(z, tp_why, sizeof(tp_why))) {
+	/* Probes made before one was refused are of no use: start again without them. */
+	if (z->trace.nr_probes) {
+		trace_close(&z->trace);
+		if (trace_open(&z->trace, z->trace_why, sizeof(z->trace_why)))
+			return;
+	}
+	if (setup_tracepoints(z, tp_why, sizeof(tp_why))) {
 		z->traced = true;
 		return;
 	}
