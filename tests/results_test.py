@@ -136,7 +136,7 @@ def tb_record(rate, flush="page", vcpus=2, profile=None):
         figs[stat] = figure("events", 100)
     extra = None
     if profile is not None:
-        extra = {"profile": {"source": "perf record -a -F 999; perf report --sort sym",
+        extra = {"profile": {"source": "perf record -a --all-kernel -F 999; perf report --sort sym",
                              "unavailable": None if profile else "perf is not installed",
                              "top": [{"share_pct": p, "symbol": sym} for p, sym in profile]}}
     return record("tlbie_bench", ["-v", str(vcpus), "--flush", flush], params, figs,

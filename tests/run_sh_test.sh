@@ -74,35 +74,22 @@ ok $? "every run gets a new results folder"
 
 # 5. An unmet requirement is a skip with the reason.
 mkdir -p "$TMP/cfg"
-cat > "$TMP/cfg/t.cfg" <<'EOF'
-[needs-lots]
-file = tlbie_bench
-args = -v 1 -t 1
-groups = t
-requires = hugetlb:1G:100000
-timeout = 60
-EOF
-out=$(KMP_CONFIGS=$TMP/cfg "$RUN" -g t 2>&1); rc=$?
-dir=$(sed -n 's/^results: //p' <<< "$out")
-[ $rc = 0 ] && grep -q "# SKIP needs 100000 1G hugetlb pages: more than this host's memory" "$dir/summary.ktap"
-ok $? "unmet requirement is a skip with the reason"
-
-# 5b. mmu:: a section for other MMUs than this host's skips, naming both.
+skip_case() {	# skip_case REQUIRES REASON NAME: a one-section group must skip with REASON
+	printf '[needs]\nfile = tlbie_bench\nargs = -v 1 -t 1\ngroups = t\nrequires = %s\ntimeout = 60\n' \
+		"$1" > "$TMP/cfg/t.cfg"
+	out=$(KMP_CONFIGS=$TMP/cfg "$RUN" -g t 2>&1); rc=$?
+	dir=$(sed -n 's/^results: //p' <<< "$out")
+	[ $rc = 0 ] && grep -qF "# SKIP $2" "$dir/summary.ktap"
+	ok $? "$3"
+}
+skip_case hugetlb:1G:100000 "needs 100000 1G hugetlb pages: more than this host's memory" \
+	"unmet requirement is a skip with the reason"
+# mmu: a section for other MMUs than this host's skips, naming both.
 here=$("${KMP_BIN:-$(dirname "$0")}/kmp_mmu")
 other=stage2
 [ "${here%% *}" = stage2 ] && other=hpt
-cat > "$TMP/cfg/t.cfg" <<EOF
-[other-mmu]
-file = tlbie_bench
-args = -v 1 -t 1
-groups = t
-requires = mmu:$other,radix
-timeout = 60
-EOF
-out=$(KMP_CONFIGS=$TMP/cfg "$RUN" -g t 2>&1); rc=$?
-dir=$(sed -n 's/^results: //p' <<< "$out")
-[ $rc = 0 ] && grep -qF "# SKIP needs one of these KVM MMUs: $other radix; this host's is $here" "$dir/summary.ktap"
-ok $? "mmu: requirement on another MMU is a skip naming both"
+skip_case "mmu:$other,radix" "needs one of these KVM MMUs: $other radix; this host's is $here" \
+	"mmu: requirement on another MMU is a skip naming both"
 
 # 6. Config text is data: a section with shell in its args is not executed.
 cat > "$TMP/cfg/t.cfg" <<EOF

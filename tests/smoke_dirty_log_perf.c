@@ -205,16 +205,16 @@ TEST(nonstop_chunked_clear_counts_pages)
 
 /*
  * -j as the clear-dirty-log series has it: the host runs its iterations back
- * to back without waiting for the vCPUs.  Each vCPU's pass over 256M takes
+ * to back without waiting for the vCPUs.  Each vCPU's pass over 64M takes
  * far longer than three fetches and clears of the log, so the host finishes
  * all of them while the vCPUs' own counters show less than one pass in all
  * (a loop that waited for a pass per vCPU would count at least two).
  */
 TEST(nonstop_host_loop_does_not_wait)
 {
-	const char *args[] = { "-v", "2", "-b", "256M", "-i", "3", "-j", NULL };
+	const char *args[] = { "-v", "2", "-b", "64M", "-i", "3", "-j", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
-	uint64_t pages_per_vcpu = (256ULL << 20) / 4096;
+	uint64_t pages_per_vcpu = (64ULL << 20) / 4096;
 
 	run_dlp(r, args);
 	check_pass(_metadata, r, 3);

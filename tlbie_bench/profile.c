@@ -61,7 +61,9 @@ int tb_profile_start(struct tb_profile *p)
 		dup2(null, 1);
 		dup2(null, 2);
 		unblock_signals();
-		execl(PERF, "perf", "record", "-a", "-F", "999", "-o", data_path, NULL);
+		/* The host kernel, as the post profiles it: no user-space samples. */
+		execl(PERF, "perf", "record", "-a", "--all-kernel", "-F", "999", "-o", data_path,
+		      NULL);
 		_exit(127);
 	}
 	return pid;
@@ -144,7 +146,7 @@ void tb_profile_json(const struct tb_profile *p, struct json *j)
 	if (!p->asked)
 		return;
 	json_object_begin(j, "profile");
-	json_string(j, "source", "perf record -a -F 999; perf report --sort sym");
+	json_string(j, "source", "perf record -a --all-kernel -F 999; perf report --sort sym");
 	json_string(j, "unavailable", p->nr ? NULL : p->unavailable);
 	json_array_begin(j, "top");
 	for (int i = 0; i < p->nr; i++) {
