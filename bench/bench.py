@@ -5,17 +5,19 @@
 Runs every benchmark at a small scale, several times, unpinned and pinned,
 with harness accounting on (KMP_ACCOUNT, lib/account.c), next to bench/'s
 bare tools that issue the same ioctls on the same VM state; then start-up
-and scale runs.  Prints one table (figure, value, budget, verdict), writes
-bench/results.json and appends a dated entry to docs/perf.md.
+and scale runs.  Prints one table (figure, value, budget, verdict) and writes
+the results next to the tools (TOOLS/results.json): an ordinary run changes
+no tracked file.  With --record (make bench-record) it also writes the
+tracked bench/results.json and appends a dated entry to docs/perf.md.
 
   bench.py --bin DIR --tools DIR --src SRC [--runs N] [--quick] [--no-scale]
-           [--no-history] [--out FILE] [--perf-md FILE] [--label TEXT]
+           [--record] [--out FILE] [--perf-md FILE] [--label TEXT]
   bench.py --history-from RESULTS.json --src SRC [--perf-md FILE] [--label TEXT]
-      append the history entry of an earlier run (e.g. one with --no-history)
+      append the history entry of an earlier run
 
 Every number printed is measured by this run.  Exit status: 0 when every
-run completed and passed (budgets may still fail: see the verdicts), 1 when
-a benchmark or tool failed, 2 for a bad command line.
+run completed and every figure is within its budget, 1 when a budget failed
+or a benchmark or tool failed, 2 for a bad command line.
 """
 import argparse
 import datetime
@@ -572,10 +574,12 @@ def main():
                     help="only append RESULTS' entry to the history")
     ap.add_argument("--src", required=True, help="the source tree")
     ap.add_argument("--runs", type=int, default=5, help="runs per configuration (5)")
-    ap.add_argument("--quick", action="store_true", help="2 runs, no history entry")
+    ap.add_argument("--quick", action="store_true", help="2 runs (never recorded)")
     ap.add_argument("--no-scale", action="store_true", help="skip the scale runs")
-    ap.add_argument("--no-history", action="store_true", help="do not append to docs/perf.md")
-    ap.add_argument("--out", help="results file (default SRC/bench/results.json)")
+    ap.add_argument("--record", action="store_true",
+                    help="also write SRC/bench/results.json and append to docs/perf.md")
+    ap.add_argument("--out", help="results file (default TOOLS/results.json; with --record "
+                    "SRC/bench/results.json)")
     ap.add_argument("--perf-md", help="history file (default SRC/docs/perf.md)")
     ap.add_argument("--label", default="", help="a note for the history entry")
     args = ap.parse_args()
@@ -586,12 +590,14 @@ def main():
         return 0
     if not args.bin or not args.tools:
         ap.error("--bin and --tools are required")
+    if args.quick and args.record:
+        ap.error("--quick runs are never recorded: drop --record")
     if args.quick:
         args.runs = 2
-        args.no_history = True
     if args.runs < 2:
         ap.error("--runs: at least 2 (a CV needs two values)")
-    out_path = args.out or os.path.join(args.src, "bench", "results.json")
+    out_path = args.out or (os.path.join(args.src, "bench", "results.json") if args.record
+                            else os.path.join(args.tools, "results.json"))
     if os.geteuid() != 0:
         log("not root: zap_latency's trace figures and hugetlb will be unavailable")
 
@@ -632,9 +638,10 @@ def main():
     for f in results["failures"]:
         print("  run failure: %s" % f)
 
-    if not args.no_history:
+    if args.record:
         append_history(md_path, results, args.label)
-    return 1 if results["failures"] else 0
+    # A benchmark that can fail: a figure over its budget fails the run.
+    return 1 if results["failures"] or fails else 0
 
 
 def append_history(md_path, results, label):

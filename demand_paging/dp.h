@@ -23,6 +23,7 @@ struct dp_opts {
 	bool mem_fault_exits;		/* -w */
 	struct page_source src;		/* --source */
 	bool source_set;
+	bool ignored_uffd_opts;		/* -a, -d or -r given without -u: ignored, as upstream */
 	uint32_t sweep[DP_MAX_SWEEP];	/* --sweep-vcpus */
 	int nr_sweep;
 	unsigned int repeat;		/* --repeat */

@@ -45,7 +45,9 @@ static void print_params(const struct dp_opts *o)
 	else
 		snprintf(readers, sizeof(readers), "one reader per vCPU (-r vcpus)");
 	if (o->mode == UFFD_MODE_NONE)
-		ksft_print_msg("paging: first-touch faults, no userfaultfd\n");
+		ksft_print_msg("paging: first-touch faults, no userfaultfd%s\n",
+			       o->ignored_uffd_opts ? " (-a, -d and -r ignored without -u, as "
+			       "upstream ignores them)" : "");
 	else
 		ksft_print_msg("paging: userfaultfd %s, %s, %s each, delay %u us, "
 			       "source %s%s\n", uffd_mode_name(o->mode),

@@ -155,10 +155,15 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 	if (o->mode == UFFD_MODE_MINOR && !backing_src_is_shared(o->ms.src))
 		usage_error("-u MINOR: needs a shared backing source (-s shmem or shared_hugetlb), "
 			    "not '%s'", backing_src_name(o->ms.src));
-	if (o->mode == UFFD_MODE_NONE && (o->source_set || o->one_uffd || o->delay_us ||
-					  o->readers != 1))
-		usage_error("--source, -a, -d and -r apply to userfaultfd paging: add -u MISSING "
-			    "or -u MINOR");
+	if (o->mode == UFFD_MODE_NONE && o->source_set)
+		usage_error("--source applies to userfaultfd paging: add -u MISSING or -u MINOR");
+	/* Upstream ignores these without -u: so does a pasted command line here, with a note. */
+	if (o->mode == UFFD_MODE_NONE && (o->one_uffd || o->delay_us || o->readers != 1)) {
+		o->ignored_uffd_opts = true;
+		o->one_uffd = false;
+		o->delay_us = 0;
+		o->readers = 1;
+	}
 	if (o->mem_fault_exits && o->mode == UFFD_MODE_NONE)
 		usage_error("-w: memory-fault exits resolve userfaultfd faults: add -u MISSING or "
 			    "-u MINOR");

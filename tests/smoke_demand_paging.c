@@ -161,6 +161,22 @@ TEST(sweep_one_and_two)
 	free(r);
 }
 
+/* A pasted upstream line with -a, -d or -r but no -u runs as upstream's does: they are ignored. */
+TEST(uffd_options_without_u_are_ignored_with_a_note)
+{
+	const char *args[] = { "-b", "2M", "-a", "-d", "5", "-r", "2", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dp(r, args);
+	SKIP_IF_TOOL_SKIPPED(r);
+	check_pass(_metadata, r);
+	ASSERT_NE(NULL, strstr(r->out, "# paging: first-touch faults, no userfaultfd (-a, -d and -r "
+			       "ignored without -u, as upstream ignores them)"));
+	ASSERT_EQ(0, tool_figure(r, "", "uffd_faults"));
+	tool_run_free(r);
+	free(r);
+}
+
 /* Bad input: a clear one-line error, exit 2, no guest started. */
 TEST(bad_input)
 {

@@ -128,7 +128,7 @@ void tb_guest_code(uint32_t vcpu)
 	uint64_t cbase = a->child_base + a->first_entry * 4096ULL;
 	uint32_t k = tb_args.pages, full = tb_args.flush == FLUSH_FULL;
 	uint64_t pslot[TB_PT_ENTRIES], cslot[TB_PT_ENTRIES];
-	uint64_t next = 0, gen = 1;
+	uint64_t next = 0, gen = 1, first;
 
 	/* The parent: K writable frames, each tagged (through segment 0, gva == gpa). */
 	for (uint32_t i = 0; i < k; i++) {
@@ -138,6 +138,8 @@ void tb_guest_code(uint32_t vcpu)
 		pslot[i] = hpte_enter(&c, pbase + i * 4096ULL, f, HPTE_R_PP_RW);
 	}
 
+	/* The forks' own span, on the guest's clock: no thread start or join in it. */
+	first = guest_clock();
 	while (!tb_args.stop) {
 		/* 1-2. fork: the parent's HPTEs read-only, the child's map the same frames. */
 		for (uint32_t i = 0; i < k; i++) {
@@ -174,6 +176,6 @@ void tb_guest_code(uint32_t vcpu)
 		gen++;
 		a->cycles++;
 	}
-	GUEST_SYNC(a->cycles, a->remaps);
+	GUEST_SYNC(a->cycles, a->remaps, first, guest_clock());
 	GUEST_DONE();
 }
