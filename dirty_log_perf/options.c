@@ -44,6 +44,8 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -b: memory each vCPU dirties, e.g. 10M or 3G (default: 1G)\n"
 	       " -v: number of vCPUs (default: 1)\n"
 	       " -o: overlap: all vCPUs share one region instead of one each\n"
+	       " -p: guest physical address of the test memory, as upstream's offset\n"
+	       "     (default: the arch's, 4G), a multiple of the backing's page size\n"
 	       " -r: random seed (default: 1)\n"
 	       " -s: backing source: %s (default: anonymous)\n"
 	       " -x: split guest memory across this many memslots (default: 1)\n"
@@ -116,13 +118,14 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 	const char *cpu_list = NULL;
 	const char *chunk_text = NULL;
 	const char *split_text = NULL;
+	const char *p_text = NULL;
 	int opt;
 
 	memstress_params_init(&o->ms);
 	o->iterations = DEFAULT_ITERATIONS;
 	o->manual_protect = true;
 
-	while ((opt = getopt_long(argc, argv, ":ab:c:eghi:jk:l:m:nor:s:v:w:x:", long_opts,
+	while ((opt = getopt_long(argc, argv, ":ab:c:eghi:jk:l:m:nop:r:s:v:w:x:", long_opts,
 				  NULL)) != -1) {
 		if (memstress_parse_opt(&o->ms, opt, optarg))
 			continue;
@@ -155,6 +158,11 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		case 'n':
 			test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's guest "
 				  "library");
+		case 'p':
+			/* Upstream's guest test memory offset (gpa), a number in any base. */
+			o->ms.test_gpa = parse_u64_opt("-p", optarg, 1, (1ULL << 52) - 1);
+			p_text = optarg;
+			break;
 		case 'r':
 			o->ms.random_seed = parse_u64_opt("-r", optarg, 0, UINT32_MAX);
 			break;
@@ -189,6 +197,11 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		}
 	}
 	usage_no_operands(argc, argv);
+	/* Upstream aligns -p down to the backing's page; here a misaligned one is an error. */
+	if (p_text && o->ms.test_gpa % backing_src_page_size(o->ms.src))
+		usage_error("-p '%s': must be a multiple of the %s backing's %lu-byte pages", p_text,
+			    backing_src_name(o->ms.src),
+			    (unsigned long)backing_src_page_size(o->ms.src));
 
 	if (chunk_text && (o->clear_chunk == 0 || o->clear_chunk % clear_chunk_align())) {
 		char align[32], unit[32];

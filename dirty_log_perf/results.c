@@ -104,6 +104,7 @@ static void write_params(struct json *j, const struct dlp *d)
 	json_u64(j, "random_seed", o->ms.random_seed);
 	json_u64(j, "iterations", o->iterations);
 	json_bool(j, "nonstop", o->ms.nonstop);
+	json_u64(j, "test_gpa", d->ms ? d->ms->gpa : o->ms.test_gpa);
 	json_bool(j, "manual_protect", o->manual_protect);
 	json_u64(j, "manual_protect_caps", d->manual_caps);
 	json_bool(j, "run_while_disabling", o->run_while_disabling);

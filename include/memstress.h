@@ -74,6 +74,7 @@ struct memstress_params {
 	uint32_t random_seed;		/* -r */
 	bool nonstop;			/* -j */
 	uint64_t guest_map_size;	/* guest page-table mappings: 4K (default) or 2M */
+	uint64_t test_gpa;		/* -p: where test memory starts; 0: the arch's place */
 	uint32_t slot_flags;		/* KVM_MEM_* for the test slots */
 	const int *cpus;		/* -c */
 	int nr_cpus;

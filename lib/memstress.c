@@ -71,6 +71,7 @@ void memstress_params_check(const struct memstress_params *p)
 {
 	uint32_t max_vcpus = memstress_max_vcpus(), max_slots = memstress_max_slots();
 	uint64_t align = backing_src_page_size(p->src), total, mem;
+	unsigned int pa_bits;
 	char typed[32];
 	const char *b = p->vcpu_bytes_text;
 
@@ -87,6 +88,21 @@ void memstress_params_check(const struct memstress_params *p)
 		usage_error("-b '%s': must be at least one guest page (4096 bytes)", b);
 	if (p->write_percent > 100)
 		usage_error("-w '%u': must be between 0 and 100", p->write_percent);
+	/*
+	 * -p: at or above the arch's place (the code and data slot is below),
+	 * and below the top 1G of the address space (arm64's ucall page).
+	 */
+	pa_bits = guest_mode_pa_bits(p->mode);
+	if (!pa_bits || pa_bits > 47)	/* "PA-bits:ANY": the host's, checked with the VM */
+		pa_bits = 47;
+	if (p->test_gpa && p->test_gpa < arch_test_mem_gpa(NULL))
+		usage_error("-p '0x%lx': test memory must start at or above 0x%lx (the guest's code "
+			    "and data live below)", (unsigned long)p->test_gpa,
+			    (unsigned long)arch_test_mem_gpa(NULL));
+	if (p->test_gpa && p->test_gpa + memstress_total_bytes(p) > (1ULL << pa_bits) - SZ_1G)
+		usage_error("-p '0x%lx': %lu bytes of test memory from there do not fit below the "
+			    "top 1G of the guest's %u-bit physical address space",
+			    (unsigned long)p->test_gpa, (unsigned long)memstress_total_bytes(p), pa_bits);
 	/*
 	 * The workload touches every page: more guest memory than the host has
 	 * cannot work (and the products below must not wrap).
@@ -126,14 +142,15 @@ struct memstress *memstress_create(const struct memstress_params *p)
 	pages = total / SZ_4K;
 	ms->p = *p;
 	ms->vm = vm = vm_create_mode(p->mode, p->nr_vcpus, pages);
-	ms->gpa = arch_test_mem_gpa(vm);
+	ms->gpa = p->test_gpa ? p->test_gpa : arch_test_mem_gpa(vm);
 	ms->size = total;
 	ms->slot_size = total / p->slots;
 	ms->pages_per_vcpu = per_vcpu / SZ_4K;
 
 	TEST_ASSERT(ms->gpa + total <= (1ULL << vm->pa_bits) && ms->gpa + total < (1ULL << 47),
-		    "%lu bytes of test memory do not fit the guest's address space",
-		    (unsigned long)total);
+		    "%lu bytes of test memory at 0x%lx%s do not fit the guest's %u-bit address space",
+		    (unsigned long)total, (unsigned long)ms->gpa, p->test_gpa ? " (-p)" : "",
+		    vm->pa_bits);
 	for (uint32_t i = 0; i < p->slots; i++) {
 		uint64_t gpa = ms->gpa + i * ms->slot_size;
 

@@ -227,6 +227,21 @@ TEST(nonstop_host_loop_does_not_wait)
 	free(r);
 }
 
+/* -p places the test memory where upstream's offset says: the guest writes there, logged. */
+TEST(test_memory_offset)
+{
+	const char *args[] = { "-p", "0x200000000", "-b", "4M", "-i", "2", "--verify", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dlp(r, args);
+	check_pass(_metadata, r, 2);
+	ASSERT_EQ(0x200000000ULL, (uint64_t)jv_number(r->doc, "params/test_gpa"));
+	ASSERT_NE(NULL, strstr(r->out, "iteration 2: all 1024 pages written are in the dirty "
+			       "bitmap, and nothing else"));
+	tool_run_free(r);
+	free(r);
+}
+
 TEST(two_slots)
 {
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "2", "-x", "2", "--verify", NULL };
