@@ -32,11 +32,34 @@ static const char *const src_names[NR_BACKING_SRC_TYPES] = {
 	[SRC_ANONYMOUS]			= "anonymous",
 	[SRC_ANONYMOUS_THP]		= "anonymous_thp",
 	[SRC_ANONYMOUS_HUGETLB]		= "anonymous_hugetlb",
+	[SRC_ANONYMOUS_HUGETLB_16KB]	= "anonymous_hugetlb_16kb",
+	[SRC_ANONYMOUS_HUGETLB_64KB]	= "anonymous_hugetlb_64kb",
+	[SRC_ANONYMOUS_HUGETLB_512KB]	= "anonymous_hugetlb_512kb",
+	[SRC_ANONYMOUS_HUGETLB_1MB]	= "anonymous_hugetlb_1mb",
 	[SRC_ANONYMOUS_HUGETLB_2MB]	= "anonymous_hugetlb_2mb",
+	[SRC_ANONYMOUS_HUGETLB_8MB]	= "anonymous_hugetlb_8mb",
+	[SRC_ANONYMOUS_HUGETLB_16MB]	= "anonymous_hugetlb_16mb",
+	[SRC_ANONYMOUS_HUGETLB_32MB]	= "anonymous_hugetlb_32mb",
+	[SRC_ANONYMOUS_HUGETLB_256MB]	= "anonymous_hugetlb_256mb",
+	[SRC_ANONYMOUS_HUGETLB_512MB]	= "anonymous_hugetlb_512mb",
 	[SRC_ANONYMOUS_HUGETLB_1GB]	= "anonymous_hugetlb_1gb",
+	[SRC_ANONYMOUS_HUGETLB_2GB]	= "anonymous_hugetlb_2gb",
+	[SRC_ANONYMOUS_HUGETLB_16GB]	= "anonymous_hugetlb_16gb",
 	[SRC_SHMEM]			= "shmem",
 	[SRC_SHARED_HUGETLB]		= "shared_hugetlb",
 };
+
+/* The page sizes of the sized hugetlb sources, in their order. */
+static const uint64_t hugetlb_sizes[] = {
+	16ULL << 10, 64ULL << 10, 512ULL << 10, 1ULL << 20, 2ULL << 20, 8ULL << 20,
+	16ULL << 20, 32ULL << 20, 256ULL << 20, 512ULL << 20, 1ULL << 30, 2ULL << 30,
+	16ULL << 30,
+};
+
+static bool is_sized_hugetlb(enum backing_src_type t)
+{
+	return t >= SRC_ANONYMOUS_HUGETLB_FIRST_SIZED && t <= SRC_ANONYMOUS_HUGETLB_LAST_SIZED;
+}
 
 const char *backing_src_name(enum backing_src_type t)
 {
@@ -57,7 +80,7 @@ int backing_src_parse(const char *name)
 
 const char *backing_src_names(void)
 {
-	static char names[256];
+	static char names[512];
 	size_t len = 0;
 	int t;
 
@@ -76,8 +99,7 @@ bool backing_src_is_shared(enum backing_src_type t)
 
 bool backing_src_is_hugetlb(enum backing_src_type t)
 {
-	return t == SRC_ANONYMOUS_HUGETLB || t == SRC_ANONYMOUS_HUGETLB_2MB ||
-	       t == SRC_ANONYMOUS_HUGETLB_1GB || t == SRC_SHARED_HUGETLB;
+	return t == SRC_ANONYMOUS_HUGETLB || is_sized_hugetlb(t) || t == SRC_SHARED_HUGETLB;
 }
 
 /* "Hugepagesize:" from /proc/meminfo in bytes; 0 if hugetlb is not built in. */
@@ -98,16 +120,14 @@ static size_t thp_page_size(void)
 
 size_t backing_src_page_size(enum backing_src_type t)
 {
+	if (is_sized_hugetlb(t))
+		return hugetlb_sizes[t - SRC_ANONYMOUS_HUGETLB_FIRST_SIZED];
 	switch (t) {
 	case SRC_ANONYMOUS_THP:
 		return thp_page_size();
 	case SRC_ANONYMOUS_HUGETLB:
 	case SRC_SHARED_HUGETLB:
 		return default_hugepage_size();
-	case SRC_ANONYMOUS_HUGETLB_2MB:
-		return SZ_2M;
-	case SRC_ANONYMOUS_HUGETLB_1GB:
-		return SZ_1G;
 	default:
 		return getpagesize();
 	}
@@ -290,12 +310,13 @@ void backing_alloc(struct backing *b, enum backing_src_type t, size_t size)
 		b->map_base = backing_mmap(t, b->map_size, prot, anon | MAP_HUGETLB, -1);
 		b->hva = b->map_base;
 		break;
-	case SRC_ANONYMOUS_HUGETLB_2MB:
-	case SRC_ANONYMOUS_HUGETLB_1GB:
+	case SRC_ANONYMOUS_HUGETLB_FIRST_SIZED ... SRC_ANONYMOUS_HUGETLB_LAST_SIZED:
+		/* The size in MAP_HUGE_* bits (16G's shift, 34, needs the top bit). */
 		b->map_size = b->size;
 		b->map_base = backing_mmap(t, b->map_size, prot,
 					   anon | MAP_HUGETLB |
-					   page_shift(b->page_size) << MAP_HUGE_SHIFT, -1);
+					   (int)((unsigned int)page_shift(b->page_size) <<
+						 MAP_HUGE_SHIFT), -1);
 		b->hva = b->map_base;
 		break;
 	case SRC_SHMEM:
