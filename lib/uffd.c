@@ -403,35 +403,14 @@ static void finish_fault(struct uffd_reader *rd, struct uffd_pending *f, void *b
 	st->faults++;
 }
 
-/*
- * Resolve the n fault messages read at once.  MISSING: after the -d delays,
- * every page's content read is queued, and each page is copied in as its
- * read completes; MINOR: CONTINUE each.
- */
-static void resolve_batch(struct uffd_reader *rd, const struct uffd_msg *msgs, int n,
-			  struct timespec t0)
+/* Queue the content reads of pend[0..n) and copy each page in as its read completes. */
+static void read_and_finish(struct uffd_reader *rd, struct uffd_pending *pend, int n)
 {
 	struct uffd_region *r = rd->r;
 	struct uffd_fault_stats *st = rd->st;
-	struct uffd_pending pend[UFFD_READ_BATCH];
 	void *tags[UFFD_READ_BATCH];
 	struct timespec t;
 
-	for (int i = 0; i < n; i++) {
-		if (msgs[i].event != UFFD_EVENT_PAGEFAULT)
-			TEST_FAIL("unexpected userfaultfd event 0x%x", msgs[i].event);
-		pend[i].page = uffd_page_of(r, msgs[i].arg.pagefault.address);
-		pend[i].t0 = t0;
-		if (r->delay_us) {
-			t = ts_now();
-			usleep(r->delay_us);
-			st->delay_ns += ts_to_ns(ts_elapsed(t));
-		}
-		if (!rd->aio)
-			finish_fault(rd, &pend[i], NULL, false);
-	}
-	if (!rd->aio)
-		return;
 	/* Queuing the reads is source time too (a zero/pattern "read" happens here). */
 	t = ts_now();
 	for (int i = 0; i < n; i++)
@@ -452,6 +431,45 @@ static void resolve_batch(struct uffd_reader *rd, const struct uffd_msg *msgs, i
 		}
 		done += got;
 	}
+}
+
+/*
+ * Resolve the n fault messages read at once.  MISSING: every page's content
+ * read is queued, and each page is copied in as its read completes; MINOR:
+ * CONTINUE each.  With -d, one fault after another, as upstream's handler
+ * does: each waits its own delay and is resolved before the next one's
+ * begins, and its latency runs from the start of its own handling.
+ */
+static void resolve_batch(struct uffd_reader *rd, const struct uffd_msg *msgs, int n,
+			  struct timespec t0)
+{
+	struct uffd_region *r = rd->r;
+	struct uffd_fault_stats *st = rd->st;
+	struct uffd_pending pend[UFFD_READ_BATCH];
+	struct timespec t;
+
+	for (int i = 0; i < n; i++) {
+		if (msgs[i].event != UFFD_EVENT_PAGEFAULT)
+			TEST_FAIL("unexpected userfaultfd event 0x%x", msgs[i].event);
+		pend[i].page = uffd_page_of(r, msgs[i].arg.pagefault.address);
+		pend[i].t0 = t0;
+		if (!r->delay_us)
+			continue;
+		pend[i].t0 = t = ts_now();
+		usleep(r->delay_us);
+		st->delay_ns += ts_to_ns(ts_elapsed(t));
+		if (rd->aio)
+			read_and_finish(rd, &pend[i], 1);
+		else
+			finish_fault(rd, &pend[i], NULL, false);
+	}
+	if (r->delay_us)
+		return;
+	if (rd->aio)
+		read_and_finish(rd, pend, n);
+	else
+		for (int i = 0; i < n; i++)
+			finish_fault(rd, &pend[i], NULL, false);
 }
 
 /* handler_ns is wall time, counted once per batch (per-fault latencies overlap). */
