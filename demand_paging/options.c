@@ -38,8 +38,10 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -m: guest mode ID (kernel selftests' numbering)\n"
 	       " -w: memory-fault exits: vCPU threads resolve their own faults from\n"
 	       "     KVM_EXIT_MEMORY_FAULT, where the kernel offers such exits\n"
-	       " --source: page contents for -u MISSING: zero, pattern (default), or\n"
-	       "     file:PATH, an image read with libaio (make one with --write-image)\n"
+	       " --source: page contents for -u MISSING: constant (default: one prefilled\n"
+	       "     page copied into every fault, as upstream), zero, pattern (a\n"
+	       "     per-page content the guest checks), or file:PATH, an image read with\n"
+	       "     libaio (make one with --write-image)\n"
 	       " --write-image PATH: write a pattern image for these options and exit\n"
 	       " --sweep-vcpus LIST: run each vCPU count (e.g. 1,2,4,8) with and without -w\n"
 	       "     and print the rate table\n"
@@ -96,7 +98,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 	memstress_params_init(&o->ms);
 	o->readers = 1;
 	o->repeat = 1;
-	o->src.kind = PAGE_SRC_PATTERN;
+	o->src.kind = PAGE_SRC_CONSTANT;	/* upstream's: one prefilled page for every fault */
 	o->src.fd = -1;
 
 	while ((opt = getopt_long(argc, argv, ":ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {

@@ -125,7 +125,8 @@ void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exit
 	ga->random_access = 0;
 	/* Anonymous first touch is zeroes; uffd pages are what the source supplied. */
 	ga->check_content = o->mode == UFFD_MODE_NONE || o->src.kind == PAGE_SRC_ZERO ?
-			    MEMSTRESS_CHECK_ZERO : MEMSTRESS_CHECK_PATTERN;
+			    MEMSTRESS_CHECK_ZERO : o->src.kind == PAGE_SRC_CONSTANT ?
+			    MEMSTRESS_CHECK_CONSTANT : MEMSTRESS_CHECK_PATTERN;
 
 	if (o->mode != UFFD_MODE_NONE)
 		regions_create(&run, run.ms->pages_per_vcpu * SZ_4K);

@@ -19,7 +19,8 @@
 #define MEMSTRESS_SYNC_PASS 0x5a55	/* first SYNC argument of a pass report */
 #define MEMSTRESS_FIRST_SLOT 1
 
-enum { MEMSTRESS_CHECK_NONE, MEMSTRESS_CHECK_ZERO, MEMSTRESS_CHECK_PATTERN };
+enum { MEMSTRESS_CHECK_NONE, MEMSTRESS_CHECK_ZERO, MEMSTRESS_CHECK_PATTERN,
+       MEMSTRESS_CHECK_CONSTANT };
 
 /* ---- shared with the guest (lives in guest memory) ---- */
 struct memstress_vcpu_args {

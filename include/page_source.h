@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Where demand-paged guest pages come from (--source): zeroes, a pattern
- * derived from each word's guest physical address, or an image file read
- * with libaio (O_DIRECT where the filesystem allows it), standing in for a
- * postcopy source.  Image files hold the same pattern, written by
- * page_source_write_image(), so the guest can check every page it gets.
+ * Where demand-paged guest pages come from (--source): one prefilled page
+ * copied into every fault, as upstream's demand_paging_test does (constant,
+ * the default), zeroes, a pattern derived from each word's guest physical
+ * address, or an image file read with libaio (O_DIRECT where the
+ * filesystem allows it), standing in for a postcopy source.  Image files
+ * hold the same pattern, written by page_source_write_image(), so the guest
+ * can check every page it gets.
  */
 #ifndef KMP_PAGE_SOURCE_H
 #define KMP_PAGE_SOURCE_H
@@ -17,7 +19,11 @@ enum page_source_kind {
 	PAGE_SRC_ZERO,
 	PAGE_SRC_PATTERN,
 	PAGE_SRC_FILE,
+	PAGE_SRC_CONSTANT,
 };
+
+/* Every word of every page of the constant source (upstream's prototype is 0xab bytes). */
+#define PAGE_CONSTANT_WORD 0xababababababababULL
 
 /* The pattern: the 64-bit word at guest physical address gpa (8-byte aligned). */
 static inline uint64_t page_pattern_word(uint64_t gpa)
@@ -32,14 +38,23 @@ struct page_source {
 	bool direct;			/* opened with O_DIRECT */
 	uint64_t base_gpa;		/* gpa of offset 0 */
 	uint64_t size;			/* bytes the run needs */
+	void *prototype;		/* PAGE_SRC_CONSTANT: the page copied into every fault */
+	size_t prototype_len;
 };
 
 /*
- * Parse --source: "zero", "pattern" or "file:PATH".  An unknown kind is a
+ * The constant source's prefilled page, at least len bytes and page-aligned;
+ * NULL for the other sources.  Made on the first call, which must come
+ * before any reader thread exists (uffd_region_init makes it).
+ */
+const void *page_source_prototype(struct page_source *s, size_t len);
+
+/*
+ * Parse --source: "constant", "zero", "pattern" or "file:PATH".  An unknown kind is a
  * one-line usage error naming the option and value.
  */
 void page_source_parse_opt(struct page_source *s, const char *opt, const char *value);
-/* "zero", "pattern", "file:PATH". */
+/* "constant", "zero", "pattern", "file:PATH". */
 const char *page_source_name(const struct page_source *s);
 
 /*

@@ -23,8 +23,12 @@ static uint32_t rand_next(uint32_t *state)
 static void check_page(uint64_t gva, uint64_t page_size, uint32_t how)
 {
 	uint64_t last = gva + page_size - 8;
-	uint64_t want_first = how == MEMSTRESS_CHECK_ZERO ? 0 : page_pattern_word(gva);
-	uint64_t want_last = how == MEMSTRESS_CHECK_ZERO ? 0 : page_pattern_word(last);
+	uint64_t want_first = how == MEMSTRESS_CHECK_ZERO ? 0 :
+			      how == MEMSTRESS_CHECK_CONSTANT ? PAGE_CONSTANT_WORD :
+			      page_pattern_word(gva);
+	uint64_t want_last = how == MEMSTRESS_CHECK_ZERO ? 0 :
+			     how == MEMSTRESS_CHECK_CONSTANT ? PAGE_CONSTANT_WORD :
+			     page_pattern_word(last);
 	uint64_t first_word = *(volatile uint64_t *)gva, last_word = *(volatile uint64_t *)last;
 
 	if (first_word != want_first)
@@ -69,10 +73,13 @@ static uint64_t pass_in_order_writes(struct memstress_guest_args *a,
 		if (!check) {
 			for (; p != end; p += ps)
 				*(volatile uint64_t *)p = iteration;
-		} else if (check == MEMSTRESS_CHECK_ZERO) {
+		} else if (check == MEMSTRESS_CHECK_ZERO || check == MEMSTRESS_CHECK_CONSTANT) {
+			const uint64_t want = check == MEMSTRESS_CHECK_ZERO ? 0 : PAGE_CONSTANT_WORD;
+
 			for (; p != end; p += ps) {
 				((volatile uint64_t *)p)[ps / 16] = iteration;
-				if (*(volatile uint64_t *)p | *(volatile uint64_t *)(p + ps - 8))
+				if ((*(volatile uint64_t *)p ^ want) |
+				    (*(volatile uint64_t *)(p + ps - 8) ^ want))
 					check_page((uint64_t)p, ps, check);	/* fails, with the values */
 			}
 		} else {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Page sources for demand paging (--source): zeroes, the gpa-derived
- * pattern, or an image file of that pattern, read synchronously (pread) or
- * asynchronously through one libaio context per reader thread.
+ * Page sources for demand paging (--source): one prefilled page (upstream's
+ * way), zeroes, the gpa-derived pattern, or an image file of that pattern,
+ * read synchronously (pread) or asynchronously through one libaio context
+ * per reader thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +32,9 @@ void page_source_parse_opt(struct page_source *s, const char *opt, const char *v
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	if (!strcmp(value, "zero")) {
+	if (!strcmp(value, "constant")) {
+		s->kind = PAGE_SRC_CONSTANT;
+	} else if (!strcmp(value, "zero")) {
 		s->kind = PAGE_SRC_ZERO;
 	} else if (!strcmp(value, "pattern")) {
 		s->kind = PAGE_SRC_PATTERN;
@@ -42,8 +45,8 @@ void page_source_parse_opt(struct page_source *s, const char *opt, const char *v
 		s->kind = PAGE_SRC_FILE;
 		strcpy(s->path, value + plen);
 	} else {
-		usage_error("%s '%s': unknown page source; use zero, pattern or file:PATH",
-			    opt, value);
+		usage_error("%s '%s': unknown page source; use constant, zero, pattern or "
+			    "file:PATH", opt, value);
 	}
 }
 
@@ -53,6 +56,8 @@ const char *page_source_name(const struct page_source *s)
 	static __thread char name[sizeof(FILE_PREFIX) + sizeof(s->path)];
 
 	switch (s->kind) {
+	case PAGE_SRC_CONSTANT:
+		return "constant";
 	case PAGE_SRC_ZERO:
 		return "zero";
 	case PAGE_SRC_PATTERN:
@@ -157,11 +162,25 @@ static void fill_pattern(uint64_t gpa, void *buf, size_t len)
 		w[i] = page_pattern_word(gpa + 8 * i);
 }
 
-/* The synchronous fill of zero and pattern sources (sync and aio paths). */
+const void *page_source_prototype(struct page_source *s, size_t len)
+{
+	if (s->kind != PAGE_SRC_CONSTANT)
+		return NULL;
+	if (s->prototype_len < len) {
+		free(s->prototype);
+		TEST_ASSERT(!posix_memalign(&s->prototype, len < 4096 ? 4096 : len, len),
+			    "posix_memalign(%zu bytes) for the constant page", len);
+		memset(s->prototype, PAGE_CONSTANT_WORD & 0xff, len);
+		s->prototype_len = len;
+	}
+	return s->prototype;
+}
+
+/* The synchronous fill of the generated sources (sync and aio paths). */
 static void fill_generated(const struct page_source *s, uint64_t off, void *buf, size_t len)
 {
-	if (s->kind == PAGE_SRC_ZERO) {
-		memset(buf, 0, len);
+	if (s->kind == PAGE_SRC_ZERO || s->kind == PAGE_SRC_CONSTANT) {
+		memset(buf, s->kind == PAGE_SRC_ZERO ? 0 : PAGE_CONSTANT_WORD & 0xff, len);
 		return;
 	}
 	TEST_ASSERT(IS_ALIGNED(off, 8) && IS_ALIGNED(len, 8),
@@ -196,7 +215,8 @@ void page_source_read(struct page_source *s, uint64_t off, void *buf, size_t len
 
 uint64_t page_source_expected_word(const struct page_source *s, uint64_t gpa)
 {
-	return s->kind == PAGE_SRC_ZERO ? 0 : page_pattern_word(gpa);
+	return s->kind == PAGE_SRC_ZERO ? 0 : s->kind == PAGE_SRC_CONSTANT ? PAGE_CONSTANT_WORD :
+	       page_pattern_word(gpa);
 }
 
 void page_source_write_image(const char *path, uint64_t base_gpa, uint64_t size)

@@ -218,14 +218,16 @@ static int uffd_resolve_page(struct uffd_region *r, uint64_t page, bool wake, vo
 	int ret, err;
 
 	if (r->mode == UFFD_MODE_MISSING) {
+		/* The constant source copies its one prefilled page, as upstream does. */
+		const void *proto = page_source_prototype(r->src, r->page_size);
 		struct uffdio_copy copy = {
 			.dst = page,
-			.src = (uint64_t)(uintptr_t)buf,
+			.src = (uint64_t)(uintptr_t)(proto ? proto : buf),
 			.len = r->page_size,
 			.mode = wake ? 0 : UFFDIO_COPY_MODE_DONTWAKE,
 		};
 
-		if (!filled) {
+		if (!filled && !proto) {
 			t0 = ts_now();
 			page_source_read(r->src, r->src_off + (page - (uint64_t)(uintptr_t)r->hva),
 					 buf, r->page_size);
@@ -335,6 +337,9 @@ void uffd_region_init(struct uffd_region *r, enum uffd_mode mode, char *hva, cha
 	r->resolve_count = calloc(size / page_size, 1);
 	TEST_ASSERT(r->resolve_count, "out of memory for %llu resolve counts",
 		    (unsigned long long)(size / page_size));
+	/* The constant source's one page, made before any reader can ask for it. */
+	if (mode == UFFD_MODE_MISSING)
+		page_source_prototype(src, page_size);
 
 	if (mode == UFFD_MODE_MINOR) {
 		/* The page cache gets the content; hva keeps no PTEs. */
@@ -486,7 +491,8 @@ static void *uffd_reader_main(void *arg)
 	struct uffd_region *r = rd->r;
 	struct uffd_msg msgs[UFFD_READ_BATCH];
 
-	if (r->mode == UFFD_MODE_MISSING) {
+	/* Content to read per fault (not the constant source's one page): queued with aio. */
+	if (r->mode == UFFD_MODE_MISSING && !page_source_prototype(r->src, r->page_size)) {
 		rd->aio = page_source_aio_create(r->src, UFFD_READ_BATCH);
 		for (int i = 0; i < UFFD_READ_BATCH; i++)
 			TEST_ASSERT(!posix_memalign(&rd->bufs[i], r->page_size < 4096 ? 4096 :
