@@ -38,6 +38,7 @@ void dp_print_result(const struct dp_opts *o, const struct dp_result *r)
 	printf("Total guest execution time:\t" TS_FMT "\n", TS_ARGS(r->total));
 	printf("Per-vcpu demand paging rate:\t%f pgs/sec/vcpu\n", r->vcpu_rate);
 	printf("Overall demand paging rate:\t%f pgs/sec\n", r->overall_rate);
+	memstress_print_page_units(&o->ms);
 	stats_mappings_print(&r->mappings);
 	if (o->mode == UFFD_MODE_NONE)
 		return;

@@ -45,6 +45,7 @@ void results_print_totals(const struct dlp *d)
 	printf("Total pages touched: %llu (Reads: %llu, Writes: %llu)\n",
 	       (unsigned long long)(d->reads + d->writes), (unsigned long long)d->reads,
 	       (unsigned long long)d->writes);
+	memstress_print_page_units(&d->o.ms);
 	if (d->o.ms.nonstop) {
 		/* The post's vCPU figure: work done while the host looped, not waited for. */
 		ksft_print_msg("-j: the vCPUs touched those pages while the host ran its %lu "

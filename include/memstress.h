@@ -185,6 +185,13 @@ void memstress_totals(struct memstress *ms, uint64_t *reads, uint64_t *writes);
 void memstress_stop(struct memstress *ms);
 void memstress_destroy(struct memstress *ms);
 
+/*
+ * The workload counts 4K pages whatever the guest mode's page size; upstream
+ * counts guest pages.  Where they differ (arm64's 64K modes), a "#" line
+ * next to the figures says so, with the factor.
+ */
+void memstress_print_page_units(const struct memstress_params *p);
+
 /* Test-memory slot id i (0-based) and its host mapping. */
 uint32_t memstress_slot(const struct memstress *ms, uint32_t i);
 

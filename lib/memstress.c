@@ -415,6 +415,16 @@ uint64_t memstress_touched_live(struct memstress *ms)
 	return n;
 }
 
+void memstress_print_page_units(const struct memstress_params *p)
+{
+	unsigned int guest_page = guest_mode_page_size(p->mode);
+
+	if (guest_page && guest_page != SZ_4K)
+		ksft_print_msg("page counts and rates are in 4K pages, the workload's unit; this "
+			       "guest mode's pages are %uK (upstream's unit): divide by %u\n",
+			       guest_page >> 10, (unsigned int)(guest_page / SZ_4K));
+}
+
 void memstress_stop(struct memstress *ms)
 {
 	if (!ms->started)

@@ -238,9 +238,27 @@ TEST(test_memory_offset)
 	ASSERT_EQ(0x200000000ULL, (uint64_t)jv_number(r->doc, "params/test_gpa"));
 	ASSERT_NE(NULL, strstr(r->out, "iteration 2: all 1024 pages written are in the dirty "
 			       "bitmap, and nothing else"));
+	/* 4K guest pages: the counts are in upstream's unit, and no note says otherwise. */
+	ASSERT_EQ(NULL, strstr(r->out, "(upstream's unit): divide by"));
 	tool_run_free(r);
 	free(r);
 }
+
+#ifdef __aarch64__
+/* A 64K-granule guest mode: the 4K counts say they are not upstream's guest pages. */
+TEST(page_units_named_for_64k_guest_pages)
+{
+	const char *args[] = { "-m", "5", "-b", "4M", "-i", "2", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dlp(r, args);
+	check_pass(_metadata, r, 2);
+	ASSERT_NE(NULL, strstr(r->out, "# page counts and rates are in 4K pages, the workload's "
+			       "unit; this guest mode's pages are 64K (upstream's unit): divide by 16"));
+	tool_run_free(r);
+	free(r);
+}
+#endif
 
 TEST(two_slots)
 {
