@@ -37,21 +37,41 @@ static void ring_harvest_all(struct dlp *d)
 		dirty_ring_harvest(&d->rings[i], ring_collect_one, d, &d->ring_counts);
 }
 
-/* vCPU thread: a full ring waits for the host to harvest and reset. */
+/*
+ * vCPU thread: a full ring sleeps until the host has harvested and reset,
+ * woken by the reset itself (the timeout only notices a stop).
+ */
 static bool ring_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu)
 {
 	struct dlp *d = ms->priv;
-	uint64_t gen = d->ring_generation;
+	struct timespec until;
+	uint64_t gen;
 
 	if (vcpu->run->exit_reason != KVM_EXIT_DIRTY_RING_FULL)
 		return false;
 	__atomic_add_fetch(&d->ring_full_exits, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&d->ring_full_waiting, 1, __ATOMIC_SEQ_CST);
 	vcpu->state = VCPU_IN_HOST;
-	while (__atomic_load_n(&d->ring_generation, __ATOMIC_ACQUIRE) == gen && !ms->stop)
-		usleep(50);
+	pthread_mutex_lock(&d->ring_lock);
+	gen = d->ring_generation;
+	__atomic_add_fetch(&d->ring_full_waiting, 1, __ATOMIC_SEQ_CST);
+	while (d->ring_generation == gen && !ms->stop) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until = ts_add(until, (struct timespec){ .tv_nsec = 10 * 1000 * 1000 });
+		pthread_cond_timedwait(&d->ring_reset, &d->ring_lock, &until);
+	}
+	pthread_mutex_unlock(&d->ring_lock);
 	vcpu->state = VCPU_IN_GUEST;
 	return true;
+}
+
+/* After a reset: the full vCPUs may go on. */
+static void ring_release_waiters(struct dlp *d)
+{
+	pthread_mutex_lock(&d->ring_lock);
+	d->ring_full_waiting = 0;
+	d->ring_generation++;
+	pthread_cond_broadcast(&d->ring_reset);
+	pthread_mutex_unlock(&d->ring_lock);
 }
 
 /*
@@ -64,8 +84,11 @@ static bool ring_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu)
 static void ring_harvest_and_reset(struct dlp *d)
 {
 	uint64_t before = d->ring_counts.harvested;
+	struct timespec t0 = ts_now(), t1;
 
 	ring_harvest_all(d);
+	t1 = ts_now();
+	d->ring_mid_harvest = ts_add(d->ring_mid_harvest, ts_sub(t1, t0));
 	if (d->ring_counts.harvested != before)
 		d->ring_empty_rounds = 0;
 	else if (++d->ring_empty_rounds >= RING_EMPTY_FULL_ROUNDS)
@@ -76,11 +99,11 @@ static void ring_harvest_and_reset(struct dlp *d)
 			  (unsigned long)d->ring_full_exits,
 			  (unsigned long)d->ring_counts.full_walks);
 	dirty_ring_reset(d->ms->vm);
-	d->ring_full_waiting = 0;
-	__atomic_add_fetch(&d->ring_generation, 1, __ATOMIC_RELEASE);
+	d->ring_mid_reset = ts_add(d->ring_mid_reset, ts_elapsed(t1));
+	ring_release_waiters(d);
 }
 
-/* Main thread, while lockstep vCPUs run: serve full rings (not timed). */
+/* Main thread, while lockstep vCPUs run: serve full rings, timed as harvest and reset. */
 static void ring_on_wait(struct memstress *ms)
 {
 	struct dlp *d = ms->priv;
@@ -111,6 +134,8 @@ void collect_setup(struct dlp *d)
 		return;
 	d->rings = calloc(d->o.ms.nr_vcpus, sizeof(*d->rings));
 	TEST_ASSERT(d->rings, "out of memory");
+	pthread_mutex_init(&d->ring_lock, NULL);
+	pthread_cond_init(&d->ring_reset, NULL);
 	for (uint32_t i = 0; i < d->o.ms.nr_vcpus; i++)
 		dirty_ring_map(&d->rings[i], d->ms->vm->vcpus[i], d->o.ring_entries);
 	d->ms->on_exit = ring_on_exit;
@@ -195,6 +220,7 @@ struct timespec collect_clear(struct dlp *d)
 		start = ts_now();
 		dirty_ring_reset(d->ms->vm);
 		total = ts_elapsed(start);
+		ring_release_waiters(d);
 		/* The next iteration collects from empty. */
 		for (uint32_t i = 0; i < d->o.ms.slots; i++)
 			bitmap_zero(d->bitmaps[i], d->pages_per_slot);

@@ -71,6 +71,13 @@ struct dlp {
 	uint64_t ring_empty_rounds;		/* full exits served with nothing to harvest */
 	volatile uint64_t ring_generation;	/* bumped after each reset */
 	volatile uint32_t ring_full_waiting;
+	pthread_mutex_t ring_lock;		/* full vCPUs sleep on ring_reset until a reset */
+	pthread_cond_t ring_reset;
+	/*
+	 * This iteration's harvests and resets of full rings while the vCPUs
+	 * ran: they count as harvest and reset time, not as dirty time.
+	 */
+	struct timespec ring_mid_harvest, ring_mid_reset;
 
 	/* Measurements. */
 	struct timespec populate, enable, disable;
