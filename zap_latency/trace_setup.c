@@ -54,6 +54,10 @@ static const char *break_meaning(const struct zl *z)
 
 	if (preemptible)
 		return "mmu_lock dropped for a pending reschedule or a waiter on mmu_lock";
+	/* Not read: say what either model would mean, never guess one. */
+	if (!strcmp(z->preempt, "unknown"))
+		return "mmu_lock dropped for a pending reschedule, or also for a waiter on "
+		       "mmu_lock if the live model is preemptible (it could not be read)";
 	if (host_kernel_at_least(6, 11))
 		return "mmu_lock dropped for a pending reschedule only (since 6.11 a waiter "
 		       "breaks the lock only on a preemptible kernel)";
