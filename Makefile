@@ -266,7 +266,7 @@ install: all
 	$(Q)cp $(SRC)/run.sh $(INSTALL_PATH)/
 	$(Q)cp $(SRC)/configs/*.cfg $(INSTALL_PATH)/configs/
 	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(INSTALL_PATH)/scripts/
-	$(Q)cp $(SRC)/docs/results-schema.json $(INSTALL_PATH)/docs/
+	$(Q)cp $(SRC)/docs/results-schema.json $(SRC)/docs/results-schema.v1.json $(INSTALL_PATH)/docs/
 	$(Q)for t in $(notdir $(RUN_TESTS_BINS)); do echo "$(COLLECTION):$$t"; done \
 		> $(INSTALL_PATH)/kselftest-list.txt
 

@@ -45,7 +45,7 @@ SUITE = {
                        "pin": ["-c", "0,1"]},
     "demand_paging": {"args": ["-v", "2", "-b", "64M", "-u", "MISSING"],
                       "pin": ["-c", "0,1"]},
-    "zap_latency": {"args": ["-v", "2", "-b", "128M", "-i", "5"],
+    "zap_latency": {"args": ["-v", "2", "-b", "64M", "-i", "5"],
                     "pin": ["-c", "0,1"]},
     "tlbie_bench": {"args": ["-v", "2", "-t", "2"],
                     "pin": ["-c", "0,1"]},
@@ -54,7 +54,7 @@ SUITE = {
 FIDELITY = {
     "dirty_log_perf": ("fidelity_dirty_log", ["-v", "2", "-b", "64M", "-i", "10", "-k", "16M"]),
     "demand_paging": ("fidelity_paging", ["-v", "2", "-b", "64M"]),
-    "zap_latency": ("fidelity_zap", ["-v", "2", "-b", "128M", "-i", "5"]),
+    "zap_latency": ("fidelity_zap", ["-v", "2", "-b", "64M", "-i", "5"]),
     "tlbie_bench": ("fidelity_tlbie", ["-v", "2", "-t", "2"]),
 }
 # Headline figures: (binary, figure, how to read it from a record, from a tool's output).
@@ -140,7 +140,9 @@ def guest_bytes(tool, rec):
         per = p.get("vcpu_bytes") or p.get("vcpu_memory_bytes")
         if per is None:
             return None
-        return per if p.get("overlap") or p.get("shared") else per * p["vcpus"]
+        # Schema 2: -o shares -v x -b (as upstream); schema 1's -o region was -b.
+        shared_v1 = rec.get("schema_version") == 1 and (p.get("overlap") or p.get("shared"))
+        return per if shared_v1 else per * p["vcpus"]
     if tool == "zap_latency":
         return p["bytes"]
     if tool == "tlbie_bench":

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fidelity_zap: zap_latency's kernel work with the barest host loop.  The
- * same VM (memstress_create with zap_latency's parameters: -b in total,
+ * same VM (memstress_create with zap_latency's parameters: -b per vCPU,
  * random nonstop writes, progress stamps every 4 pages, a 2M extra memslot
  * above the test memory), the vCPUs running the same guest code, populated
  * in order and then touching memory at random; every `--settle` ms the
  * extra memslot is deleted, timed around the raw ioctl() alone, and added
  * back.
  *
- *	fidelity_zap -v N -b TOTAL -i N [-c LIST] [--settle MS]
+ *	fidelity_zap -v N -b PER_VCPU -i N [-c LIST] [--settle MS]
  *
  * Prints one JSON object (ioctl_latency: ns per zap).
  */
@@ -45,14 +45,13 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "v:b:i:c:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': p.nr_vcpus = parse_u64_opt("-v", optarg, 1, KMP_MAX_VCPUS); break;
-		case 'b': total = parse_size_opt("-b", optarg); break;
+		case 'b': p.vcpu_bytes = parse_size_opt("-b", optarg); break;
 		case 'i': zaps = parse_u64_opt("-i", optarg, 1, 1000); break;
 		case 'c': nr_cpus = fid_parse_cpus(optarg, cpus, KMP_MAX_VCPUS); break;
 		case 'S': settle_ms = parse_u64_opt("--settle", optarg, 0, 60000); break;
 		default: usage_error("bad option (see the comment at the top of %s)", __FILE__);
 		}
 	}
-	p.vcpu_bytes = total / p.nr_vcpus;
 	p.nonstop = true;
 	p.random_access = false;	/* populate in order first, as zap_latency */
 	ms = memstress_create(&p);
@@ -90,7 +89,7 @@ int main(int argc, char **argv)
 
 	fid_json_begin("fidelity_zap");
 	fid_json_num("vcpus", p.nr_vcpus);
-	fid_json_num("bytes", total);
+	fid_json_num("bytes", (double)p.vcpu_bytes * p.nr_vcpus);
 	fid_json_num("settle_ms", settle_ms);
 	fid_json_array("ioctl_latency", lat, zaps);
 	fid_json_end();

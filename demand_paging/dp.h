@@ -44,6 +44,7 @@ struct dp_result {
 	uint64_t mem_fault_eexist;	/* ...of which already resolved */
 	uint64_t p50_ns, p99_ns;	/* handler latency per fault */
 	struct stats_mappings mappings;	/* once every page was paged in */
+	struct memstress_layout layout;	/* the run's test memory and vCPU regions */
 };
 
 /* options.c */

@@ -31,11 +31,10 @@ static void on_early_exit(bool skip, const char *reason)
 
 static void print_params(const struct dp_opts *o)
 {
-	char size[32];
+	char size[80];
 
-	ksft_print_msg("vCPUs: %u, memory per vCPU: %s%s, backing: %s\n", o->ms.nr_vcpus,
-		       size_format(o->ms.vcpu_bytes, size, sizeof(size)),
-		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src));
+	ksft_print_msg("vCPUs: %u, memory per vCPU: %s, backing: %s\n", o->ms.nr_vcpus,
+		       memstress_memory_text(&o->ms, size, sizeof(size)), backing_src_name(o->ms.src));
 	if (o->ms.mode != guest_mode_default())
 		ksft_print_msg("guest mode: %d (%s)\n", o->ms.mode, guest_mode_name(o->ms.mode));
 	char readers[48];
@@ -132,6 +131,8 @@ int main(int argc, char **argv)
 	else
 		ksft_test_result_pass("demand_paging\n");
 	page_source_close(&opts.src);
+	for (int i = 0; i < nr_results; i++)
+		memstress_layout_free(&results[i].layout);
 	free(results);
 	ksft_finished();
 }

@@ -21,7 +21,7 @@ static void __attribute__((noreturn)) help(const char *name)
 {
 	printf("usage: %s [-h] [-m mode] [-u MISSING|MINOR] [-a] [-d usec] [-r readers]\n"
 	       "       [-b vcpu bytes] [-s mem type] [-v vcpus] [-c cpus] [-o] [-w]\n"
-	       "       [--source zero|pattern|file:PATH] [--sweep-vcpus LIST] [--repeat N]\n"
+	       "       [--source constant|zero|pattern|file:PATH] [--sweep-vcpus LIST] [--repeat N]\n"
 	       "       [--json file]\n\n", name);
 	printf(" -u: demand paging through userfaultfd: MISSING (UFFDIO_COPY) or MINOR\n"
 	       "     (UFFDIO_CONTINUE; needs a shared source: shmem or shared_hugetlb)\n"
@@ -34,8 +34,8 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -s: backing source: %s (default: anonymous)\n"
 	       " -v: number of vCPUs (default: 1)\n"
 	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
-	       " -o: all vCPUs share one region instead of one each\n"
-	       " -m: guest mode ID (kernel selftests' numbering)\n"
+	       " -o: all vCPUs share all -v x -b bytes instead of -b each\n"
+	       " -m: guest mode ID (kernel selftests' numbering); see below\n"
 	       " -w: memory-fault exits: vCPU threads resolve their own faults from\n"
 	       "     KVM_EXIT_MEMORY_FAULT, where the kernel offers such exits\n"
 	       " --source: page contents for -u MISSING: constant (default: one prefilled\n"
@@ -47,6 +47,7 @@ static void __attribute__((noreturn)) help(const char *name)
 	       "     and print the rate table\n"
 	       " --repeat N: runs averaged per sweep cell (default: 1)\n"
 	       " --json FILE: write the result record to FILE\n", backing_src_names());
+	guest_modes_print_help();
 	exit(0);
 }
 
@@ -81,12 +82,12 @@ static void parse_sweep(struct dp_opts *o, const char *s)
 	o->nr_sweep = n;
 }
 
-/* The whole test memory is one range of the source, from its first gpa. */
+/* The whole test memory is one range of the source, from its first gpa (-o too). */
 static uint64_t test_bytes(const struct dp_opts *o, uint32_t vcpus)
 {
 	uint64_t bytes = ALIGN_UP(o->ms.vcpu_bytes, SZ_4K);
 
-	return ALIGN_UP(o->ms.shared ? bytes : bytes * vcpus, backing_src_page_size(o->ms.src));
+	return ALIGN_UP(bytes * vcpus, backing_src_page_size(o->ms.src));
 }
 
 void dp_parse_options(struct dp_opts *o, int argc, char **argv)

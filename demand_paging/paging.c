@@ -141,6 +141,7 @@ void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exit
 	account_end(&am, "total_guest_execution_time", total);
 	memstress_stop(run.ms);
 	read_mappings(run.ms->vm, &res->mappings);
+	memstress_layout_get(run.ms, &res->layout);
 
 	if (o->mode != UFFD_MODE_NONE)
 		regions_finish(&run, res);

@@ -147,6 +147,7 @@ static void write_params(struct json *j, const struct dp_opts *o)
 		json_u64(j, NULL, o->sweep[i]);
 	json_array_end(j);
 	json_u64(j, "repeat", o->repeat);
+	memstress_cpus_json(j, &o->ms);
 	json_object_end(j);
 }
 
@@ -156,6 +157,7 @@ static void write_run(struct json *j, const struct dp_result *r)
 	json_u64(j, "vcpus", r->vcpus);
 	json_bool(j, "mem_fault_exits", r->mem_fault_exits);
 	stats_mappings_json(j, &r->mappings);
+	memstress_layout_json(j, &r->layout);
 	json_object_begin(j, "figures");
 	record_figure(j, "total_guest_execution_time", "s", ts_to_sec(r->total), NULL, 0);
 	record_figure(j, "per_vcpu_paging_rate", "pages/s/vcpu", r->vcpu_rate, NULL, 0);

@@ -49,12 +49,11 @@ static void phase_add(struct dlp *d, enum dlp_phase p, struct stats_snapshot *be
 static void print_params(const struct dlp *d)
 {
 	const struct dlp_opts *o = &d->o;
-	char size[32];
+	char size[80];
 
-	ksft_print_msg("vCPUs: %u, memory per vCPU: %s%s, backing: %s, memslots: %u\n",
-		       o->ms.nr_vcpus, size_format(o->ms.vcpu_bytes, size, sizeof(size)),
-		       o->ms.shared ? " (shared, -o)" : "", backing_src_name(o->ms.src),
-		       o->ms.slots);
+	ksft_print_msg("vCPUs: %u, memory per vCPU: %s, backing: %s, memslots: %u\n",
+		       o->ms.nr_vcpus, memstress_memory_text(&o->ms, size, sizeof(size)),
+		       backing_src_name(o->ms.src), o->ms.slots);
 	if (o->ms.mode != guest_mode_default())
 		ksft_print_msg("guest mode: %d (%s)\n", o->ms.mode, guest_mode_name(o->ms.mode));
 	ksft_print_msg("writes: %u%%, access: %s, seed: %u, vCPUs: %s\n", o->ms.write_percent,

@@ -43,7 +43,7 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " -n: run vCPUs nested (L2): not supported, skips with the reason\n"
 	       " -b: memory each vCPU dirties, e.g. 10M or 3G (default: 1G)\n"
 	       " -v: number of vCPUs (default: 1)\n"
-	       " -o: overlap: all vCPUs share one region instead of one each\n"
+	       " -o: overlap: all vCPUs share all -v x -b bytes instead of -b each\n"
 	       " -p: guest physical address of the test memory, as upstream's offset\n"
 	       "     (default: the arch's, 4G), a multiple of the backing's page size\n"
 	       " -r: random seed (default: 1)\n"
@@ -67,10 +67,7 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " --stats: print the KVM stat deltas of each phase\n"
 	       " --json FILE: write the result record to FILE\n",
 	       DEFAULT_ITERATIONS, backing_src_names(), align);
-	printf(" guest modes:\n");
-	for (int m = 0; m < NUM_VM_MODES; m++)
-		printf("     %2d: %s%s\n", m, guest_mode_name(m),
-		       guest_mode_supported(m) ? " (supported)" : "");
+	guest_modes_print_help();
 	exit(0);
 }
 

@@ -119,10 +119,7 @@ static void write_params(struct json *j, const struct dlp *d)
 	if (d->log_page_size && d->log_page_size != SZ_4K)
 		json_u64(j, "dirty_log_page_bytes", d->log_page_size);
 	json_bool(j, "verify", o->verify);
-	json_array_begin(j, "cpus");
-	for (int i = 0; i < o->ms.nr_cpus; i++)
-		json_i64(j, NULL, o->cpus[i]);
-	json_array_end(j);
+	memstress_cpus_json(j, &o->ms);
 	json_object_end(j);
 }
 
@@ -138,6 +135,13 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	host_desc_read(&host);
 	record_begin(&j, "dirty_log_perf", argc, argv, &host);
 	write_params(&j, d);
+	if (d->ms) {
+		struct memstress_layout layout;
+
+		memstress_layout_get(d->ms, &layout);
+		memstress_layout_json(&j, &layout);
+		memstress_layout_free(&layout);
+	}
 	stats_mappings_json(&j, &d->mappings);
 
 	json_object_begin(&j, "figures");

@@ -42,5 +42,7 @@ bool guest_mode_supported(enum guest_mode m);	/* on this build's ARCH */
 enum guest_mode guest_mode_default(void);
 /* Parse -m; an unknown or unsupported mode is a one-line usage error listing the supported ones. */
 enum guest_mode guest_mode_parse_opt(const char *opt, const char *s);
+/* -h's list of every mode ID, those this host runs marked "(supported)". */
+void guest_modes_print_help(void);
 
 #endif

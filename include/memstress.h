@@ -65,11 +65,11 @@ void memstress_guest_code(uint32_t vcpu_idx);
 struct memstress_params {
 	enum guest_mode mode;		/* -m */
 	uint32_t nr_vcpus;		/* -v */
-	uint64_t vcpu_bytes;		/* -b: per vCPU (the whole region with -o) */
+	uint64_t vcpu_bytes;		/* -b: per vCPU (-o: the vCPUs share -v x -b) */
 	const char *vcpu_bytes_text;	/* -b as typed, for error messages (or NULL) */
 	enum backing_src_type src;	/* -s */
 	uint32_t slots;			/* -x: test memory split across this many memslots */
-	bool shared;			/* -o: all vCPUs share one region */
+	bool shared;			/* -o: every vCPU walks the whole region */
 	uint32_t write_percent;		/* -w */
 	bool random_access;		/* -a */
 	uint32_t random_seed;		/* -r */
@@ -125,6 +125,20 @@ struct memstress {
 	bool started;
 };
 
+/* The test memory's layout, copied out of a memstress for the record ("layout"). */
+struct memstress_layout {
+	uint64_t gpa, bytes;		/* all test memory */
+	uint32_t slots, nr_vcpus;
+	struct {
+		uint64_t gpa, pages;	/* where vCPU i starts, and the pages it walks */
+	} *vcpu;			/* NULL: none taken */
+};
+struct json;
+void memstress_layout_get(const struct memstress *ms, struct memstress_layout *l);
+/* "layout": gpa, bytes, slots, page_bytes, vcpu_gpa[], vcpu_pages[]; nothing if none taken. */
+void memstress_layout_json(struct json *j, const struct memstress_layout *l);
+void memstress_layout_free(struct memstress_layout *l);
+
 /* Fill defaults: the arch's guest mode, 1 vCPU, 1G, anonymous, 1 slot, 100% writes, seed 1, 4K. */
 void memstress_params_init(struct memstress_params *p);
 /*
@@ -132,6 +146,10 @@ void memstress_params_init(struct memstress_params *p);
  * them (and p is updated); bad values are one-line usage errors.
  */
 bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg);
+/* -b for the parameter lines: "512M", or with -o "512M (-o: all 1G shared by every vCPU)". */
+const char *memstress_memory_text(const struct memstress_params *p, char *buf, size_t len);
+/* params' "cpus": -c's list as pinned ([] when unpinned). */
+void memstress_cpus_json(struct json *j, const struct memstress_params *p);
 /* -c LIST: one CPU per vCPU, optionally one more for the main thread. */
 void memstress_pin_opt(struct memstress_params *p, const char *list, int *cpus, int max);
 /* Limits of -v and -x on this host (KVM's and the suite's). */

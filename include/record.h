@@ -34,7 +34,7 @@ struct kvm_stats;
 struct stats_snapshot;
 
 /* Bump on any incompatible change to the record (see docs/results.md). */
-#define RECORD_SCHEMA_VERSION 1
+#define RECORD_SCHEMA_VERSION 2
 
 /*
  * Initialise j (anything it held must have been json_free()d) and open the

@@ -54,16 +54,17 @@ static uint64_t guest_map_size(const struct memstress_params *p)
 	return p->guest_map_size > page ? p->guest_map_size : page;
 }
 
-/* Test memory in bytes: per vCPU (or shared), aligned for the source, mappings and slots. */
+/*
+ * Test memory in bytes: -b per vCPU times -v, with -o too (as upstream, the
+ * vCPUs then share all of it), aligned for the source, mappings and slots.
+ */
 static uint64_t memstress_total_bytes(const struct memstress_params *p)
 {
 	uint64_t align = backing_src_page_size(p->src), total;
 
 	if (align < guest_map_size(p))
 		align = guest_map_size(p);
-	total = ALIGN_UP(p->vcpu_bytes, SZ_4K);
-	if (!p->shared)
-		total *= p->nr_vcpus;
+	total = ALIGN_UP(p->vcpu_bytes, SZ_4K) * p->nr_vcpus;
 	return ALIGN_UP(total, align * p->slots);
 }
 
@@ -108,17 +109,16 @@ void memstress_params_check(const struct memstress_params *p)
 	 * cannot work (and the products below must not wrap).
 	 */
 	mem = host_meminfo_bytes("MemTotal");
-	if (p->vcpu_bytes > mem || (!p->shared && p->vcpu_bytes * p->nr_vcpus / p->nr_vcpus !=
-					       p->vcpu_bytes) ||
-	    (!p->shared && p->vcpu_bytes * p->nr_vcpus > mem))
+	if (p->vcpu_bytes > mem || p->vcpu_bytes * p->nr_vcpus / p->nr_vcpus != p->vcpu_bytes ||
+	    p->vcpu_bytes * p->nr_vcpus > mem)
 		usage_error("-b '%s': %u vCPU(s) x %lu bytes%s is more guest memory than this "
 			    "host has (%lu MiB)", b, p->nr_vcpus, (unsigned long)p->vcpu_bytes,
-			    p->shared ? " (shared)" : "", (unsigned long)(mem >> 20));
+			    p->shared ? " (shared, -o)" : "", (unsigned long)(mem >> 20));
 	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
 	if (p->slots < 1 || p->slots > max_slots)
 		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS less the "
 			    "system slot)", p->slots, max_slots);
-	total = ALIGN_UP(p->shared ? p->vcpu_bytes : p->vcpu_bytes * p->nr_vcpus, SZ_4K);
+	total = ALIGN_UP(p->vcpu_bytes, SZ_4K) * p->nr_vcpus;
 	if (total / p->slots < align)
 		usage_error("-x '%u': %lu bytes of guest memory split %u ways leaves less than "
 			    "one %lu-byte %s page per memslot", p->slots, (unsigned long)total,
@@ -145,7 +145,8 @@ struct memstress *memstress_create(const struct memstress_params *p)
 	ms->gpa = p->test_gpa ? p->test_gpa : arch_test_mem_gpa(vm);
 	ms->size = total;
 	ms->slot_size = total / p->slots;
-	ms->pages_per_vcpu = per_vcpu / SZ_4K;
+	/* -o: every vCPU walks all of it, as upstream's vCPUs do. */
+	ms->pages_per_vcpu = (p->shared ? per_vcpu * p->nr_vcpus : per_vcpu) / SZ_4K;
 
 	TEST_ASSERT(ms->gpa + total <= (1ULL << vm->pa_bits) && ms->gpa + total < (1ULL << 47),
 		    "%lu bytes of test memory at 0x%lx%s do not fit the guest's %u-bit address space",

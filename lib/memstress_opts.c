@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The options every memstress-based benchmark shares, with upstream's letters. */
+#include <stdio.h>
+
 #include "guest_modes.h"
+#include "json.h"
 #include "memstress.h"
 #include "parse.h"
+#include "report.h"
 #include "topology.h"
 
 bool memstress_parse_opt(struct memstress_params *p, int opt, const char *arg)
@@ -38,4 +42,25 @@ void memstress_pin_opt(struct memstress_params *p, const char *list, int *cpus, 
 {
 	p->nr_cpus = topology_parse_vcpu_pins_opt(list, p->nr_vcpus, cpus, max);
 	p->cpus = cpus;
+}
+
+void memstress_cpus_json(struct json *j, const struct memstress_params *p)
+{
+	json_array_begin(j, "cpus");
+	for (int i = 0; i < p->nr_cpus; i++)
+		json_i64(j, NULL, p->cpus[i]);
+	json_array_end(j);
+}
+
+const char *memstress_memory_text(const struct memstress_params *p, char *buf, size_t len)
+{
+	char per[32], all[32];
+
+	size_format(p->vcpu_bytes, per, sizeof(per));
+	if (!p->shared)
+		snprintf(buf, len, "%s", per);
+	else	/* upstream's -o: the vCPUs share all -v x -b bytes */
+		snprintf(buf, len, "%s (-o: all %s shared by every vCPU)", per,
+			 size_format(p->vcpu_bytes * p->nr_vcpus, all, sizeof(all)));
+	return buf;
 }

@@ -38,6 +38,13 @@ import kmp_json  # noqa: E402
 PROG = "kmp_results.py"
 RECORD_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.json$")
 LOG_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.log$")
+# The record versions this reader takes (docs/results.md, Versioning), and
+# what a command line meant differently in each.
+SCHEMA_VERSIONS = (1, 2)
+SCHEMA_CHANGES = {
+    2: "-o gave the vCPUs -b bytes in all before version 2, and -v x -b since (upstream's "
+       "meaning); zap_latency's -b was the total before version 2, and is per vCPU since",
+}
 ENVELOPE = ("schema_version", "tool", "tool_version", "command", "started_at", "host",
             "status", "reason", "finished_at")
 ZAP_EVENT = "kvm_mmu_zap_all_fast"     # zap_latency's line name when a record names none
@@ -127,8 +134,9 @@ def load_record(path):
         raise BadData("not a result record: nested too deeply") from e
     if not isinstance(rec, dict) or "schema_version" not in rec:
         raise BadData("not a result record (no schema_version)")
-    if rec["schema_version"] != 1 or isinstance(rec["schema_version"], bool):
-        raise BadData("schema_version %r, this reader knows 1" % (rec["schema_version"],))
+    if rec["schema_version"] not in SCHEMA_VERSIONS or isinstance(rec["schema_version"], bool):
+        raise BadData("schema_version %r, this reader knows %s" % (
+            rec["schema_version"], " and ".join(str(v) for v in SCHEMA_VERSIONS)))
     missing = [m for m in ENVELOPE if m not in rec]
     if missing:
         raise BadData("incomplete record: no %s" % ", ".join(missing))
@@ -173,6 +181,7 @@ class Section:
         self.excluded = []      # (repeat, status, reason) of fail/skip records
         self.no_record = []     # repeats with a log but no JSON record
         self.bad = False        # a record of it is unusable (reported as an error)
+        self.schemas = set()    # schema_version of its records
 
     def counts(self):
         c = {"pass": len(self.passed), "fail": 0, "skip": 0}
@@ -197,6 +206,7 @@ def load_set(folder):
         repeat = int(m["repeat"])
         try:
             rec = load_record(path)
+            sec.schemas.add(rec["schema_version"])
             if sec.tool is None:
                 sec.tool = rec["tool"]
             elif rec["tool"] != sec.tool:
@@ -675,6 +685,14 @@ def cmd_compare(args):
         if differ:
             print("# warning: BASE and NEW ran on different hosts (%s differ): compare runs "
                   "on one host" % ", ".join(differ))
+    vb = sorted(set().union(*(s.schemas for s in base.values())))
+    vn = sorted(set().union(*(s.schemas for s in new.values())))
+    if vb != vn:
+        changes = [SCHEMA_CHANGES[v] for v in SCHEMA_CHANGES
+                   if min(vb + vn) < v <= max(vb + vn)]
+        print("# warning: BASE records are schema_version %s, NEW %s: the same command line "
+              "measured something else (%s)" % ("/".join(map(str, vb)), "/".join(map(str, vn)),
+                                                "; ".join(changes)))
     for note in notes:
         print("# " + note)
     if not pairs:

@@ -212,7 +212,7 @@ CONFIGS = {     # tool: (long run, short run, delays to interrupt the short run 
                       ["-u", "MINOR", "-s", "shmem", "-a", "-r", "2", "--sweep-vcpus", "1,2",
                        "-b", "16M", "--repeat", "2"],
                       (0.7, 1.0)),
-    "zap_latency": (["-v", "2", "-b", "128M", "-i", "30"], ["-v", "2", "-b", "128M", "-i", "2"],
+    "zap_latency": (["-v", "2", "-b", "64M", "-i", "30"], ["-v", "2", "-b", "64M", "-i", "2"],
                     (1.0, 1.45)),
     "tlbie_bench": (["-v", "2", "-t", "30"], ["-v", "2", "-t", "1"], (0.9, 1.05)),
 }

@@ -49,7 +49,7 @@ def figure(unit, value, values=None):
 
 def record(tool, argv, params, figures=None, status="pass", reason=None, extra=None):
     """record_begin() ... record_end(): envelope, params, figures, tool members, status."""
-    rec = {"schema_version": 1, "tool": tool, "tool_version": "v-test", "command": [tool] + argv,
+    rec = {"schema_version": 2, "tool": tool, "tool_version": "v-test", "command": [tool] + argv,
            "started_at": "2026-11-30T04:33:12Z", "host": HOST, "params": params}
     if figures is not None:
         rec["figures"] = figures
@@ -533,9 +533,9 @@ def test_bad_inputs(tmp, a, b):
     corrupt_case(tmp, a, b, "non-record file",
                  lambda d: open(os.path.join(d, "notes.1.json"), "w").write('{"hello": 1}'),
                  "notes.1.json", "not a result record")
-    corrupt_case(tmp, a, b, "schema_version 2",
-                 lambda d: edit(d, "dp-sweep.1.json", lambda r: r.update(schema_version=2)),
-                 "dp-sweep.1.json", "schema_version 2")
+    corrupt_case(tmp, a, b, "schema_version 3",
+                 lambda d: edit(d, "dp-sweep.1.json", lambda r: r.update(schema_version=3)),
+                 "dp-sweep.1.json", "schema_version 3, this reader knows 1 and 2")
     corrupt_case(tmp, a, b, "NaN figure",
                  lambda d: open(os.path.join(d, "tlbie-full.1.json"), "w").write(
                      json.dumps(tb_record(float("nan")))),
@@ -581,6 +581,25 @@ def test_emulated_host(tmp, a, b):
           any(l.startswith("# warning: BASE and NEW ran on different hosts") and "emulated" in l
               for l in out),
           res.stdout + res.stderr)
+
+
+def test_schema_versions(tmp, a, b):
+    """Version 1 records are read, and a compare across versions says what changed."""
+    old = os.path.join(tmp, "schema-1")
+    shutil.copytree(a, old)
+    for fname in os.listdir(old):
+        if fname.endswith(".json"):
+            edit(old, fname, lambda r: r.update(schema_version=1))
+    res = run("compare", old, b)
+    out = res.stdout.splitlines()
+    check("schema_version 1 against 2: compared, with a warning naming -o and -b",
+          res.returncode == 0 and any("+====" in l for l in out) and
+          any(l.startswith("# warning: BASE records are schema_version 1, NEW 2:") and
+              "-v x -b" in l and "zap_latency's -b" in l for l in out),
+          res.stdout + res.stderr)
+    res = run("compare", a, b)
+    check("records of one version: no schema warning",
+          res.returncode == 0 and "schema_version" not in res.stdout, res.stdout)
 
 
 def read_csv(path):
@@ -690,6 +709,7 @@ def main():
         test_compare(a, b)
         test_bad_inputs(tmp, a, b)
         test_emulated_host(tmp, a, b)
+        test_schema_versions(tmp, a, b)
         test_zap_tdp_mmu(tmp)
         test_sweeps(tmp)
         test_summary(a, b)

@@ -219,7 +219,7 @@ static void check_traced_zap(struct __test_metadata *_metadata, struct tool_run 
 
 TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 {
-	const char *args[] = { "-v", "2", "-b", "128M", "-i", "2", "--traced", "2", NULL };
+	const char *args[] = { "-v", "2", "-b", "64M", "-i", "2", "--traced", "2", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 	bool mounted_before = tracefs_mounted();
 	bool traced;
@@ -391,7 +391,7 @@ TEST(bad_input)
 		const char *expect;
 	} cases[] = {
 		{ { "-v", "0" }, "-v '0': must be between 1 and" },
-		{ { "-v", "4", "-b", "2M" }, "-b '2M': 4 vCPUs need at least" },
+		{ { "-v", "4", "-b", "512K" }, "-b '512K': must be at least 1M per vCPU" },
 		{ { "--trigger", "reboot" }, "--trigger 'reboot': must be delete or move" },
 		{ { "--zap-all", "maybe" }, "--zap-all 'maybe': must be on or off" },
 		{ { "--traced", "1001" }, "--traced '1001': must be between 0 and 1000" },

@@ -37,7 +37,7 @@ static void on_early_exit(bool skip, const char *reason)
 static void setup(struct zl *z)
 {
 	struct memstress *ms;
-	char size[32];
+	char size[32], each[32];
 
 	ms = z->ms = memstress_create(&z->o.ms);
 	/* The small slot the triggers delete or move: beyond the test memory. */
@@ -66,8 +66,9 @@ static void setup(struct zl *z)
 	z->zaps = calloc(z->o.zaps + z->o.traced_zaps, sizeof(*z->zaps));
 	TEST_ASSERT(z->zaps, "out of memory");
 
-	ksft_print_msg("vCPUs: %u touching %s in total at random, backing: %s; %lu zaps by "
-		       "%s a %s memslot; slot zap-all quirk: %s\n", z->o.ms.nr_vcpus,
+	ksft_print_msg("vCPUs: %u touching %s each (%s in total) at random, backing: %s; %lu zaps "
+		       "by %s a %s memslot; slot zap-all quirk: %s\n", z->o.ms.nr_vcpus,
+		       size_format(z->o.ms.vcpu_bytes, each, sizeof(each)),
 		       size_format(z->o.total_bytes, size, sizeof(size)),
 		       backing_src_name(z->o.ms.src), (unsigned long)z->o.zaps,
 		       z->o.trigger == TRIGGER_DELETE ? "deleting (and re-adding)" :

@@ -16,8 +16,8 @@ static void __attribute__((noreturn)) help(const char *name)
 	       "       [--trigger delete|move] [--zap-all on|off] [--traced zaps] [--json file]\n\n",
 	       name);
 	printf(" -v: vCPUs that keep touching memory, at random, while KVM zaps (default: 4)\n"
-	       " -b: guest memory they touch, in total, e.g. 1G (default: 1G; at least 1M\n"
-	       "     per vCPU)\n"
+	       " -b: guest memory per vCPU, as upstream's -b, e.g. 256M (default: 256M;\n"
+	       "     at least 1M)\n"
 	       " -i: untraced zaps to measure: the ioctl latency, pages zapped and guest\n"
 	       "     stall (default: 5)\n"
 	       " -s: backing source: %s (default: anonymous)\n"
@@ -58,18 +58,14 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 
 	memstress_params_init(&o->ms);
 	o->ms.nr_vcpus = 4;
-	o->total_bytes = 1ULL << 30;
+	o->ms.vcpu_bytes = 256ULL << 20;	/* 1G with the default 4 vCPUs: seed 004's guest */
 	o->zaps = 5;
 	o->traced_zaps = 2;
 
 	while ((opt = getopt_long(argc, argv, ":b:c:hi:s:v:", long_opts, NULL)) != -1) {
-		if (opt != 'b' && memstress_parse_opt(&o->ms, opt, optarg))
+		if (memstress_parse_opt(&o->ms, opt, optarg))
 			continue;
 		switch (opt) {
-		case 'b':
-			o->total_bytes = parse_size_opt("-b", optarg);
-			o->ms.vcpu_bytes_text = optarg;
-			break;
 		case 'c':
 			cpu_list = optarg;
 			break;
@@ -106,12 +102,10 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 		}
 	}
 	usage_no_operands(argc, argv);
-	if (o->total_bytes < MIN_BYTES_PER_VCPU * o->ms.nr_vcpus)
-		usage_error("-b '%s': %u vCPUs need at least %lu bytes (1M each) to keep MMU "
-			    "pages live", o->ms.vcpu_bytes_text, o->ms.nr_vcpus,
-			    (unsigned long)(MIN_BYTES_PER_VCPU * o->ms.nr_vcpus));
-	/* -b is the total here (as in the seed's "1G guest"); memstress takes it per vCPU. */
-	o->ms.vcpu_bytes = o->total_bytes / o->ms.nr_vcpus;
+	if (o->ms.vcpu_bytes < MIN_BYTES_PER_VCPU)
+		usage_error("-b '%s': must be at least 1M per vCPU, to keep MMU pages live",
+			    o->ms.vcpu_bytes_text);
+	o->total_bytes = o->ms.vcpu_bytes * o->ms.nr_vcpus;
 	o->ms.nonstop = true;
 	o->ms.random_access = true;
 	if (cpu_list)

@@ -262,6 +262,7 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 	record_begin(&j, "zap_latency", argc, argv, &host);
 	json_object_begin(&j, "params");
 	json_u64(&j, "vcpus", z->o.ms.nr_vcpus);
+	json_u64(&j, "vcpu_bytes", z->o.ms.vcpu_bytes);
 	json_u64(&j, "bytes", z->o.total_bytes);
 	json_string(&j, "backing_src", backing_src_name(z->o.ms.src));
 	json_u64(&j, "zaps", z->o.zaps);

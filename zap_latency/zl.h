@@ -34,8 +34,8 @@ enum zl_mechanism {
 enum zl_zap_all { ZAP_ALL_DEFAULT, ZAP_ALL_ON, ZAP_ALL_OFF };
 
 struct zl_opts {
-	struct memstress_params ms;	/* -v -b (total here) -s -c */
-	uint64_t total_bytes;		/* -b */
+	struct memstress_params ms;	/* -v -b (per vCPU, as upstream) -s -c */
+	uint64_t total_bytes;		/* -v x -b */
 	uint64_t zaps;			/* -i: untraced zaps */
 	uint64_t traced_zaps;		/* --traced: traced zaps after them */
 	enum zl_trigger trigger;	/* --trigger */
