@@ -62,6 +62,12 @@ STARTUP_ARGS = ["-v", "8", "-b", "8M", "-i", "2"]
 SCALE_DLP = ["-v", "256", "-b", "4M", "-i", "2", "--verify"]
 SCALE_DP = ["-v", "256", "-b", "4M", "-u", "MISSING"]
 BIGVM = ["-s", "64G", "--stride", "64M", "-m", "2M"]
+# Lockstep wake-up skew, the default waiting (spin where every thread has a
+# CPU, lib/lockstep.c) against a condvar alone (KMP_LOCKSTEP_WAIT=block, the
+# suite's waiting before): with a CPU for every thread (-v 1 and the host), and
+# with more threads than CPUs (the suite's -v 2), where the default blocks too.
+LOCKSTEP = {"own CPUs": ["-v", "1", "-b", "64M", "-i", "10"],
+            "shared CPUs": SUITE["dirty_log_perf"]["args"]}
 
 
 def log(msg):
@@ -292,6 +298,30 @@ def startup_runs(args, tmp, results):
     log("start-up: %d + %d runs" % (len(raw["dirty_log_perf"]), len(raw["library"])))
 
 
+def lockstep_runs(args, tmp, results):
+    """Both ways of waiting, interleaved: each run's skew per iteration, release + completion."""
+    raw = results["raw"]["lockstep"] = {k: {"auto": [], "block": []} for k in LOCKSTEP}
+    for name, a in LOCKSTEP.items():
+        for i in range(args.runs):
+            for how in ("auto", "block"):
+                rec_path = os.path.join(tmp, "lockstep.json")
+                rc, _, _, _, _ = run([os.path.join(args.bin, "dirty_log_perf")] + a +
+                                     ["--json", rec_path], env_extra={"KMP_LOCKSTEP_WAIT": how},
+                                     label="lockstep " + how)
+                rec = None
+                if rc == 0 and os.path.exists(rec_path):
+                    with open(rec_path) as f:
+                        rec = json.load(f)
+                if not rec or rec.get("status") != "pass":
+                    results["failures"].append("lockstep %s %s run %d: exit %d" % (
+                        name, how, i + 1, rc))
+                    continue
+                f, n = rec["figures"], rec["params"]["iterations"]
+                raw[name][how].append({"release": f["lockstep_release_skew"]["value"] / n,
+                                       "completion": f["lockstep_completion_skew"]["value"] / n})
+    log("lockstep: %d runs each way, twice" % args.runs)
+
+
 def scale_runs(args, tmp, results):
     raw = results["raw"]["scale"] = {}
     for tool, a in (("dirty_log_perf", SCALE_DLP), ("demand_paging", SCALE_DP)):
@@ -460,6 +490,24 @@ def build_rows(results):
                 unpinned=xu, pinned=xp)
 
     # 4. Memory: peak RSS - guest memory, over every run of each binary.
+    # Lockstep wake-up skew: spin-then-block against the condvar alone, in one run.
+    for name, modes in results["raw"].get("lockstep", {}).items():
+        if not modes["auto"] or not modes["block"]:
+            continue
+        sk = {h: median([r["release"] + r["completion"] for r in modes[h]]) for h in modes}
+        parts = {h: "release %s + completion %s" % (
+            fmt_s(median([r["release"] for r in modes[h]])),
+            fmt_s(median([r["completion"] for r in modes[h]]))) for h in modes}
+        own = name == "own CPUs"
+        row("lockstep", "dirty_log_perf %s (%s): wake-up skew per iteration, default / "
+            "condvar alone (medians of %d)" % (" ".join(LOCKSTEP[name]), name, len(modes["auto"])),
+            "%s / %s = %.2f (default: %s; condvar: %s)" % (
+                fmt_s(sk["auto"]), fmt_s(sk["block"]), sk["auto"] / sk["block"] if sk["block"]
+                else float("nan"), parts["auto"], parts["block"]),
+            "< 0.5 (spins)" if own else "info (blocks too)",
+            ("ok" if sk["auto"] < 0.5 * sk["block"] else "FAIL") if own else "info",
+            default=modes["auto"], block=modes["block"])
+
     def mem_row(label, rss, guest):
         over = rss - guest
         allowed = MEM_SHARE * guest + MEM_FIXED
@@ -606,12 +654,14 @@ def main():
     results = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "commit": git_describe(args.src), "host": None, "runs": args.runs,
                "configs": {"suite": SUITE, "fidelity": FIDELITY, "startup": STARTUP_ARGS,
+                           "lockstep": LOCKSTEP,
                            "scale": {"dirty_log_perf": SCALE_DLP, "demand_paging": SCALE_DP,
                                      "bigvm": BIGVM}},
                "failures": [], "raw": {}}
     with tempfile.TemporaryDirectory(prefix="kmp-bench.") as tmp:
         results["load_before"] = os.getloadavg()
         paired_runs(args, tmp, results)
+        lockstep_runs(args, tmp, results)
         startup_runs(args, tmp, results)
         if not args.no_scale:
             scale_runs(args, tmp, results)

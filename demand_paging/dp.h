@@ -42,7 +42,8 @@ struct dp_result {
 	struct uffd_fault_stats faults;	/* summed over uffds and readers */
 	uint64_t mem_fault_exits_seen;	/* KVM_EXIT_MEMORY_FAULT handled */
 	uint64_t mem_fault_eexist;	/* ...of which already resolved */
-	uint64_t p50_ns, p99_ns;	/* handler latency per fault */
+	uint64_t p50_ns, p99_ns;	/* reader latency per fault */
+	uint64_t exit_p50_ns, exit_p99_ns; /* -w: the vCPU thread's, per memory-fault exit */
 	struct stats_mappings mappings;	/* once every page was paged in */
 	struct memstress_layout layout;	/* the run's test memory and vCPU regions */
 };

@@ -42,6 +42,8 @@ struct dlp_iteration {
 	struct timespec dirty, get, clear;
 	/* Wall time of the whole clear step less -l delays: clear + the suite's own work. */
 	struct timespec clear_wall;
+	/* Lockstep wake-up skew inside `dirty`: release to the last vCPU, last pass to the host. */
+	struct timespec release_skew, completion_skew;
 	uint64_t dirty_pages;		/* dirty-log pages reported dirty by the log */
 	uint64_t touched_during_clear;	/* guest heartbeat pages while clearing */
 };

@@ -122,6 +122,7 @@ static void run_iteration(struct dlp *d, uint64_t i)
 		memstress_wait_iteration(d->ms);
 		/* Full rings served meanwhile are harvest and reset time, not dirty time. */
 		it->dirty = ts_sub(ts_elapsed(start), ts_add(d->ring_mid_harvest, d->ring_mid_reset));
+		memstress_lockstep_skew(d->ms, &it->release_skew, &it->completion_skew);
 		account_end(&am, "dirty_memory_time", it->dirty);
 		phase_add(d, PH_DIRTY, &snap);
 		printf("Iteration %lu dirty memory time: " TS_FMT "\n", (unsigned long)i,

@@ -46,6 +46,14 @@ void results_print_totals(const struct dlp *d)
 	       (unsigned long long)(d->reads + d->writes), (unsigned long long)d->reads,
 	       (unsigned long long)d->writes);
 	memstress_print_page_units(&d->o.ms);
+	if (!d->o.ms.nonstop)
+		ksft_print_msg("lockstep wake-up skew, in the dirty memory times: the last vCPU "
+			       "resumed " TS_FMT " after each release, the host saw the last pass "
+			       TS_FMT " after it ended (averages; waiting: %s)\n",
+			       TS_ARGS(ts_div(sum(d, offsetof(struct dlp_iteration, release_skew)),
+					      d->iterations_done)),
+			       TS_ARGS(ts_div(sum(d, offsetof(struct dlp_iteration, completion_skew)),
+					      d->iterations_done)), d->ms->wait.how);
 	if (d->o.ms.nonstop) {
 		/* The post's vCPU figure: work done while the host looped, not waited for. */
 		ksft_print_msg("-j: the vCPUs touched those pages while the host ran its %lu "
@@ -148,8 +156,13 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	record_figure(&j, "populate_time", "s", ts_to_sec(d->populate), NULL, 0);
 	record_figure(&j, "enable_dirty_logging_time", "s", ts_to_sec(d->enable), NULL, 0);
 	record_figure(&j, "disable_dirty_logging_time", "s", ts_to_sec(d->disable), NULL, 0);
-	if (!d->o.ms.nonstop)
+	if (!d->o.ms.nonstop) {
 		figure_times(&j, d, "dirty_memory_time", offsetof(struct dlp_iteration, dirty));
+		figure_times(&j, d, "lockstep_release_skew",
+			     offsetof(struct dlp_iteration, release_skew));
+		figure_times(&j, d, "lockstep_completion_skew",
+			     offsetof(struct dlp_iteration, completion_skew));
+	}
 	figure_times(&j, d, d->o.ring_entries ? "harvest_dirty_ring_time" : "get_dirty_log_time",
 		     offsetof(struct dlp_iteration, get));
 	if (collect_has_clear(d)) {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backing.h"
+#include "lockstep.h"
 #include "kvm_util.h"
 
 #define MEMSTRESS_SYNC_PASS 0x5a55	/* first SYNC argument of a pass report */
@@ -91,6 +92,7 @@ struct memstress_vcpu_stats {
 	uint64_t last_iteration;	/* iteration of the last completed pass */
 	uint64_t partial_passes;	/* passes cut short by stop */
 	struct timespec last_pass_end;	/* when the last complete pass was reported */
+	struct timespec resumed;	/* lockstep: when it saw the last release */
 };
 
 struct memstress {
@@ -116,11 +118,21 @@ struct memstress {
 	void (*on_wait)(struct memstress *ms);
 	void *priv;
 
+	/*
+	 * Lockstep: the host releases an iteration, the vCPUs count their
+	 * passes.  Both sides spin on these atomics first (ms->wait), and sleep
+	 * on the condvars only when that runs out; changes a sleeper waits for
+	 * are made under the lock.
+	 */
 	pthread_mutex_t lock;
 	pthread_cond_t release, completed;
+	struct lockstep_wait wait;
 	uint64_t iteration;		/* host's current iteration */
 	uint32_t nr_completed;		/* vCPUs done with `iteration` */
+	bool host_waiting;		/* the host sleeps on `completed` */
 	bool free_running;		/* nonstop, after the first release */
+	struct timespec release_time;	/* of the last iteration */
+	struct timespec completion_seen; /* when the host saw the last wait end */
 	volatile bool stop;
 	bool started;
 };
@@ -181,6 +193,13 @@ void memstress_wait_iteration(struct memstress *ms);
 void memstress_wait_pass(struct memstress *ms, uint64_t iteration);
 /* Release the next iteration (lockstep: one pass each; nonstop: run free). Returns its number. */
 uint64_t memstress_next_iteration(struct memstress *ms);
+/*
+ * Lockstep, after memstress_wait_iteration(): how long after the release the
+ * last vCPU saw it, and how long after the last pass ended the host saw it
+ * (the wake-up skew both ways, which the dirty memory time includes).
+ */
+void memstress_lockstep_skew(struct memstress *ms, struct timespec *release,
+			     struct timespec *completion);
 /* Let lockstep vCPUs run passes back to back from now on (e.g. upstream's -e). */
 void memstress_run_free(struct memstress *ms);
 /*

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "host_state.h"
+#include "lockstep.h"
 #include "memstress.h"
 #include "report.h"
 #include "ucall.h"
@@ -72,6 +73,7 @@ void memstress_params_check(const struct memstress_params *p)
 {
 	uint32_t max_vcpus = memstress_max_vcpus(), max_slots = memstress_max_slots();
 	uint64_t align = backing_src_page_size(p->src), total, mem;
+	struct lockstep_wait wait;
 	unsigned int pa_bits;
 	char typed[32];
 	const char *b = p->vcpu_bytes_text;
@@ -115,6 +117,7 @@ void memstress_params_check(const struct memstress_params *p)
 			    "host has (%lu MiB)", b, p->nr_vcpus, (unsigned long)p->vcpu_bytes,
 			    p->shared ? " (shared, -o)" : "", (unsigned long)(mem >> 20));
 	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
+	lockstep_wait_init(&wait, p->nr_vcpus + 1);		/* a bad KMP_LOCKSTEP_WAIT, now */
 	if (p->slots < 1 || p->slots > max_slots)
 		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS less the "
 			    "system slot)", p->slots, max_slots);
@@ -186,7 +189,47 @@ struct memstress *memstress_create(const struct memstress_params *p)
 	pthread_mutex_init(&ms->lock, NULL);
 	pthread_cond_init(&ms->release, NULL);
 	pthread_cond_init(&ms->completed, NULL);
+	lockstep_wait_init(&ms->wait, p->nr_vcpus + 1);	/* and the host thread */
 	return ms;
+}
+
+/* The host waits (or is about to) on `completed`: wake it.  Else no lock at all. */
+static void notify_host(struct memstress *ms)
+{
+	/* Pairs with wait_until(): it sets host_waiting, then checks the progress made. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&ms->host_waiting, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&ms->lock);
+	pthread_cond_broadcast(&ms->completed);
+	pthread_mutex_unlock(&ms->lock);
+}
+
+struct release_wait {
+	struct memstress *ms;
+	uint64_t done;		/* the iteration this vCPU finished */
+};
+
+static bool released(void *arg)
+{
+	struct release_wait *w = arg;
+
+	return __atomic_load_n(&w->ms->iteration, __ATOMIC_ACQUIRE) != w->done ||
+	       __atomic_load_n(&w->ms->free_running, __ATOMIC_ACQUIRE) || w->ms->stop;
+}
+
+/* Lockstep: until the host releases the next iteration (or runs free, or stops). */
+static void wait_release(struct memstress *ms, uint64_t done)
+{
+	struct release_wait w = { ms, done };
+
+	if (lockstep_spin(&ms->wait, released, &w))
+		return;
+	/* The releaser changes these under the lock: no wake-up is lost. */
+	pthread_mutex_lock(&ms->lock);
+	while (!released(&w))
+		pthread_cond_wait(&ms->release, &ms->lock);
+	pthread_mutex_unlock(&ms->lock);
 }
 
 /* A vCPU finished a pass: count it, then (lockstep) wait for the next release. */
@@ -198,32 +241,32 @@ static void vcpu_pass_done(struct memstress *ms, struct kvm_vcpu *vcpu, const st
 	TEST_ASSERT(uc->nargs == 5 && uc->args[0] == MEMSTRESS_SYNC_PASS,
 		    "vCPU %u: unexpected SYNC (%lu args, tag 0x%lx)", vcpu->id,
 		    (unsigned long)uc->nargs, (unsigned long)uc->args[0]);
+	uint64_t done;
+
 	__atomic_add_fetch(&st->reads, uc->args[2], __ATOMIC_RELAXED);
 	__atomic_add_fetch(&st->writes, uc->args[3], __ATOMIC_RELAXED);
 	if (uc->args[4]) {
 		st->passes++;
-		st->last_iteration = iteration;
 		st->last_pass_end = ts_now();
+		__atomic_store_n(&st->last_iteration, iteration, __ATOMIC_RELEASE);
 	} else {
 		st->partial_passes++;
 	}
 	if (ms->on_pass)
 		ms->on_pass(ms, vcpu->id, iteration, uc->args[2], uc->args[3]);
 
-	pthread_mutex_lock(&ms->lock);
-	if (ms->free_running) {
-		pthread_cond_broadcast(&ms->completed);	/* memstress_wait_pass() */
-	} else {
-		uint64_t done = ms->iteration;
-
-		if (++ms->nr_completed == ms->p.nr_vcpus)
-			pthread_cond_broadcast(&ms->completed);
-		vcpu->state = VCPU_IN_HOST;
-		while (ms->iteration == done && !ms->stop && !ms->free_running)
-			pthread_cond_wait(&ms->release, &ms->lock);
-		vcpu->state = VCPU_IN_GUEST;
+	if (__atomic_load_n(&ms->free_running, __ATOMIC_ACQUIRE)) {
+		notify_host(ms);	/* memstress_wait_pass() */
+		return;
 	}
-	pthread_mutex_unlock(&ms->lock);
+	/* Before counting this pass: once all are counted the host may move on. */
+	done = __atomic_load_n(&ms->iteration, __ATOMIC_ACQUIRE);
+	vcpu->state = VCPU_IN_HOST;
+	if (__atomic_add_fetch(&ms->nr_completed, 1, __ATOMIC_ACQ_REL) == ms->p.nr_vcpus)
+		notify_host(ms);
+	wait_release(ms, done);
+	st->resumed = ts_now();
+	vcpu->state = VCPU_IN_GUEST;
 }
 
 static void memstress_vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
@@ -270,17 +313,40 @@ void memstress_start(struct memstress *ms)
 	ms->gargs->iteration = 0;
 	ms->started = true;
 	ms->start_time = ts_now();
+	ms->release_time = ms->start_time;
 	watchdog_start(ms->vm, timeout);
 	vcpu_threads_start(ms->vm, memstress_vcpu_thread, ms, ms->p.cpus, ms->p.nr_cpus);
 }
 
-/* Wait, under ms->lock, until done(ms, arg); serve on_wait about every millisecond. */
+struct host_wait {
+	struct memstress *ms;
+	bool (*done)(struct memstress *, uint64_t);
+	uint64_t arg;
+};
+
+static bool host_wait_done(void *arg)
+{
+	struct host_wait *w = arg;
+
+	return w->done(w->ms, w->arg) || w->ms->stop;
+}
+
+/*
+ * Until done(ms, arg): spinning first where the host has a CPU of its own
+ * (ms->wait), then asleep on `completed`; with on_wait, asleep at once and
+ * serving it about every millisecond.
+ */
 static void wait_until(struct memstress *ms, bool (*done)(struct memstress *, uint64_t),
 		       uint64_t arg)
 {
+	struct host_wait w = { ms, done, arg };
 	struct timespec ts;
 
+	if (!ms->on_wait && lockstep_spin(&ms->wait, host_wait_done, &w))
+		goto seen;
 	pthread_mutex_lock(&ms->lock);
+	__atomic_store_n(&ms->host_waiting, true, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* pairs with notify_host() */
 	while (!done(ms, arg) && !ms->stop) {
 		if (!ms->on_wait) {
 			pthread_cond_wait(&ms->completed, &ms->lock);
@@ -293,12 +359,16 @@ static void wait_until(struct memstress *ms, bool (*done)(struct memstress *, ui
 		ms->on_wait(ms);
 		pthread_mutex_lock(&ms->lock);
 	}
+	__atomic_store_n(&ms->host_waiting, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&ms->lock);
+seen:
+	ms->completion_seen = ts_now();
 }
 
 static bool iteration_done(struct memstress *ms, uint64_t unused)
 {
-	return ms->nr_completed == ms->p.nr_vcpus || ms->free_running;
+	return __atomic_load_n(&ms->nr_completed, __ATOMIC_ACQUIRE) == ms->p.nr_vcpus ||
+	       __atomic_load_n(&ms->free_running, __ATOMIC_ACQUIRE);
 }
 
 void memstress_wait_iteration(struct memstress *ms)
@@ -309,7 +379,7 @@ void memstress_wait_iteration(struct memstress *ms)
 static bool passes_done(struct memstress *ms, uint64_t iteration)
 {
 	for (uint32_t i = 0; i < ms->p.nr_vcpus; i++)
-		if (ms->stats[i].last_iteration < iteration)
+		if (__atomic_load_n(&ms->stats[i].last_iteration, __ATOMIC_ACQUIRE) < iteration)
 			return false;
 	return true;
 }
@@ -322,7 +392,7 @@ void memstress_wait_pass(struct memstress *ms, uint64_t iteration)
 void memstress_run_free(struct memstress *ms)
 {
 	pthread_mutex_lock(&ms->lock);
-	ms->free_running = true;
+	__atomic_store_n(&ms->free_running, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ms->release);
 	pthread_mutex_unlock(&ms->lock);
 }
@@ -332,14 +402,33 @@ uint64_t memstress_next_iteration(struct memstress *ms)
 	uint64_t it;
 
 	pthread_mutex_lock(&ms->lock);
-	it = ++ms->iteration;
+	it = ms->iteration + 1;
 	ms->gargs->iteration = it;
-	ms->nr_completed = 0;
+	/* Reset before the release: spinning vCPUs count their next pass at once. */
+	__atomic_store_n(&ms->nr_completed, 0, __ATOMIC_RELAXED);
+	ms->release_time = ts_now();
 	if (ms->p.nonstop)
-		ms->free_running = true;
+		__atomic_store_n(&ms->free_running, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&ms->iteration, it, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ms->release);
 	pthread_mutex_unlock(&ms->lock);
 	return it;
+}
+
+void memstress_lockstep_skew(struct memstress *ms, struct timespec *release,
+			     struct timespec *completion)
+{
+	uint64_t released = ts_to_ns(ms->release_time), worst = released, last_end = released;
+
+	for (uint32_t i = 0; i < ms->p.nr_vcpus; i++) {
+		uint64_t resumed = ts_to_ns(ms->stats[i].resumed);
+		uint64_t end = ts_to_ns(ms->stats[i].last_pass_end);
+
+		worst = resumed > worst ? resumed : worst;
+		last_end = end > last_end ? end : last_end;
+	}
+	*release = ns_to_ts(worst - released);
+	*completion = ns_to_ts(ts_to_ns(ms->completion_seen) - last_end);
 }
 
 uint64_t memstress_touch_extra(struct memstress *ms, uint64_t gva, uint64_t pages)

@@ -18,7 +18,8 @@
    back and skip (exit 4) naming the knob and the count.  Also with the knob
    read-only (the raise itself fails).
 3. KMP_WATCHDOG_SEC=abc (and 0) is a one-line usage error, exit 2, for each
-   binary.  (The watchdog itself is tested in C by smoke_faults.)
+   binary, and so is a KMP_LOCKSTEP_WAIT other than auto or block.  (The
+   watchdog itself is tested in C by smoke_faults.)
 4. A record that cannot be written (missing folder, full filesystem) and
    run.sh on a full filesystem (blocks, then inodes too): a clear error
    naming the path and a non-zero exit; an earlier results folder on the same
@@ -367,18 +368,20 @@ def hugetlb_tests(tmp, baseline):
                problems, info)
 
 
-# ------------------------------------------------------------ 3. KMP_WATCHDOG_SEC
+# ------------------------------------------------------------ 3. KMP_WATCHDOG_SEC, KMP_LOCKSTEP_WAIT
 
 
 def watchdog_env_tests(tmp, baseline):
-    cases = [("dirty_log_perf", ["-b", "4M", "-i", "2"], "abc"),
-             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "0"),
-             ("demand_paging", ["-b", "4M"], "abc"),
-             ("zap_latency", ["-v", "1", "-b", "4M", "-i", "1"], "abc"),
-             ("tlbie_bench", ["-t", "1"], "abc")]
-    for tool, args, value in cases:
+    cases = [("dirty_log_perf", ["-b", "4M", "-i", "2"], "abc", "KMP_WATCHDOG_SEC"),
+             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "0", "KMP_WATCHDOG_SEC"),
+             ("demand_paging", ["-b", "4M"], "abc", "KMP_WATCHDOG_SEC"),
+             ("zap_latency", ["-v", "1", "-b", "4M", "-i", "1"], "abc", "KMP_WATCHDOG_SEC"),
+             ("tlbie_bench", ["-t", "1"], "abc", "KMP_WATCHDOG_SEC"),
+             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "spin", "KMP_LOCKSTEP_WAIT"),
+             ("demand_paging", ["-b", "4M"], "", "KMP_LOCKSTEP_WAIT")]
+    for tool, args, value, var in cases:
         problems, info = [], []
-        env = dict(os.environ, KMP_WATCHDOG_SEC=value)
+        env = dict(os.environ, **{var: value})
         rc, out, elapsed = run([binary(tool)] + args, 10, env=env, tmp=tmp)
         lines = out.splitlines()
         if rc != 2:
@@ -387,12 +390,12 @@ def watchdog_env_tests(tmp, baseline):
             problems.append("%d lines of output, want 1" % len(lines))
         if "TAP version 13" in lines:
             problems.append("started a guest first (printed 'TAP version')")
-        if not any("KMP_WATCHDOG_SEC" in l and "'%s'" % value in l for l in lines):
-            problems.append("no line names KMP_WATCHDOG_SEC and '%s'" % value)
-        check_host(baseline, "KMP_WATCHDOG_SEC=%s %s" % (value, tool), problems)
+        if not any(var in l and "'%s'" % value in l for l in lines):
+            problems.append("no line names %s and '%s'" % (var, value))
+        check_host(baseline, "%s=%s %s" % (var, value, tool), problems)
         if problems:
             info += excerpt(out)
-        report("KMP_WATCHDOG_SEC=%s %s: one-line usage error" % (value, tool), problems, info)
+        report("%s=%s %s: one-line usage error" % (var, value, tool), problems, info)
 
 
 # ------------------------------------------------------------ 4. records and results that cannot be written
