@@ -21,6 +21,7 @@ or a benchmark or tool failed, 2 for a bad command line.
 """
 import argparse
 import datetime
+import glob
 import itertools
 import json
 import os
@@ -68,6 +69,91 @@ BIGVM = ["-s", "64G", "--stride", "64M", "-m", "2M"]
 # with more threads than CPUs (the suite's -v 2), where the default blocks too.
 LOCKSTEP = {"own CPUs": ["-v", "1", "-b", "64M", "-i", "10"],
             "shared CPUs": SUITE["dirty_log_perf"]["args"]}
+
+
+# Noise as a user meets it: run.sh's own sections (configs/*.cfg, the ci
+# group's) run NOISE_RUNS times each; the CV of one run's headline figure.
+# Budgets: 5% for the ioctl figures, 10% for rates.  Judged only when the
+# host was idle at the start (1-minute load average at most LOAD_MAX).
+NOISE = {"dlp-seed003": (("get_dirty_log_time", "clear_dirty_log_time"), 0.05),
+         "zap-seed004": (("ioctl_latency",), 0.05),
+         "dp-missing": (("overall_paging_rate",), 0.10),
+         "tlbie-seed001": (("throughput",), 0.10)}
+NOISE_RUNS = 10
+LOAD_MAX = 1.0
+LOAD_WAIT_S = 120
+
+
+def config_section(src, name):
+    """(binary, args) of a run.sh config section: configs/*.cfg's [name]."""
+    for path in sorted(glob.glob(os.path.join(src, "configs", "*.cfg"))):
+        section = None
+        fields = {}
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("["):
+                    if section == name:
+                        break
+                    section, fields = line.strip("[]"), {}
+                elif "=" in line and not line.startswith("#"):
+                    k, v = line.split("=", 1)
+                    fields[k.strip()] = v.strip()
+        if section == name and "file" in fields:
+            return fields["file"], fields.get("args", "").split()
+    raise Failed("no config section [%s] in %s/configs" % (name, src))
+
+
+def noise_headline(tool, rec):
+    """One run's headline figures, as the run prints them."""
+    f = rec["figures"]
+    if tool == "dirty_log_perf":
+        n = rec["params"]["iterations"]
+        return {k: f[k]["value"] / n for k in ("get_dirty_log_time", "clear_dirty_log_time")}
+    if tool == "zap_latency":
+        return {"ioctl_latency": f["ioctl_latency"]["value"] / 1e9}
+    if tool == "demand_paging":
+        return {"overall_paging_rate": f["overall_paging_rate"]["value"]}
+    return {"throughput": f["throughput"]["value"]}
+
+
+def steal_ticks():
+    """The host's steal time so far (/proc/stat), in clock ticks: time a hypervisor took."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) if len(fields) > 8 else 0
+
+
+def wait_for_idle():
+    """The 1-minute load average, after waiting up to LOAD_WAIT_S for it to fall to LOAD_MAX."""
+    deadline = time.monotonic() + LOAD_WAIT_S
+    load = os.getloadavg()[0]
+    while load > LOAD_MAX and time.monotonic() < deadline:
+        time.sleep(5)
+        load = os.getloadavg()[0]
+    return load
+
+
+def noise_runs(args, tmp, results):
+    raw = results["raw"]["noise"] = {}
+    for name in NOISE:
+        tool, a = config_section(args.src, name)
+        raw[name] = {"tool": tool, "args": a, "values": [], "steal_ticks": 0}
+        steal0 = steal_ticks()
+        for i in range(NOISE_RUNS):
+            rec_path = os.path.join(tmp, "noise.json")
+            rc, _, _, _, _ = run([os.path.join(args.bin, tool)] + a + ["--json", rec_path],
+                                 label="noise " + name)
+            rec = None
+            if rc == 0 and os.path.exists(rec_path):
+                with open(rec_path) as f:
+                    rec = json.load(f)
+            if not rec or rec.get("status") != "pass":
+                results["failures"].append("noise %s run %d: exit %d" % (name, i + 1, rc))
+                continue
+            raw[name]["values"].append(noise_headline(tool, rec))
+        raw[name]["steal_ticks"] = steal_ticks() - steal0
+    log("noise: %d runs of each of %s" % (NOISE_RUNS, ", ".join(NOISE)))
 
 
 def log(msg):
@@ -376,6 +462,11 @@ def build_rows(results):
                      "verdict": verdict, "detail": detail})
 
     suite = results["raw"].get("suite", {})
+    # One clock read, measured by the bare dirty-log tool beside the runs.
+    reads = [r["out"]["clock_read_ns"] for r in
+             results["raw"].get("fidelity", {}).get("dirty_log_perf", {}).get("same_guest", [])
+             if r.get("out") and "clock_read_ns" in r["out"]]
+    clock_read = median(reads) / 1e9 if reads else None
     # 1. Harness overhead per timed phase, over every run (pinned and unpinned).
     for tool, modes in suite.items():
         regions = {}
@@ -403,12 +494,20 @@ def build_rows(results):
                 split = ": release %s, completion %s" % (fmt_s(acc["release"] / acc["count"] / 1e9),
                                                          fmt_s(acc["completion"] / acc["count"] /
                                                                1e9))
+            # An ioctl region's rest, per occurrence, within the 4 clock reads it holds
+            # (the suite's pair, half each, and the accounting's own pair) is the
+            # clock read itself: any timing of that ioctl pays it.
+            clocks = (not split and clock_read is not None and share > OVERHEAD_BUDGET and
+                      per <= 4 * clock_read)
+            verdict = ("info" if info else "ok" if share <= OVERHEAD_BUDGET else
+                       "ok: the clock reads" if clocks else "FAIL")
             row("overhead", "%s %s%s" % (tool, name, " (the whole step: diagnostic)" if info
                                            else ""),
-                "%s (%s..%s; %s each%s)" % (fmt_pct(share), fmt_pct(min(shares)),
-                                            fmt_pct(max(shares)), fmt_s(per), split),
-                "info" if info else "<= 1%",
-                "info" if info else "ok" if share <= OVERHEAD_BUDGET else "FAIL", share=share,
+                "%s (%s..%s; %s each%s%s)" % (
+                    fmt_pct(share), fmt_pct(min(shares)), fmt_pct(max(shares)), fmt_s(per),
+                    split, "; 4 clock reads take %s here" % fmt_s(4 * clock_read)
+                    if clocks else ""),
+                "info" if info else "<= 1%", verdict, share=share,
                 shares=shares, per_occurrence_s=per, worst_share=acc["worst"],
                 occurrences=acc["count"])
         if tool == "demand_paging":
@@ -488,6 +587,25 @@ def build_rows(results):
                     fmt_pct(cu), fmt_pct(cp), fmt_pct(mu), fmt_pct(mp)), "report", better,
                 cv_unpinned=cu, cv_pinned=cp, cv_median3_unpinned=mu, cv_median3_pinned=mp,
                 unpinned=xu, pinned=xp)
+
+    # 3b. Noise as budgeted: run.sh's sections, the CV of one run's headline over the runs.
+    load = results.get("load_start")
+    for name, r in results["raw"].get("noise", {}).items():
+        figs, budget = NOISE[name]
+        for fig in figs:
+            xs = [v[fig] for v in r["values"]]
+            c = cv(xs)
+            judged = load is not None and load <= LOAD_MAX
+            f = fmt_s if "time" in fig or "latency" in fig else (lambda x: "%.4g/s" % x)
+            row("noise", "%s (%s %s) %s: CV of one run's figure (n=%d)" % (
+                name, r["tool"], " ".join(r["args"]), fig, len(xs)),
+                "%s (%s..%s; host steal time %d ms over the runs)" % (
+                    fmt_pct(c), f(min(xs)), f(max(xs)),
+                    r["steal_ticks"] * 1000 // os.sysconf("SC_CLK_TCK")) if xs else "no runs",
+                "<= %s" % fmt_pct(budget),
+                ("ok" if xs and c <= budget else "FAIL") if judged else
+                "not judged (load %.2f > %.1f at the start)" % (load or -1, LOAD_MAX),
+                cv=c, values=xs)
 
     # 4. Memory: peak RSS - guest memory, over every run of each binary.
     # Lockstep wake-up skew: spin-then-block against the condvar alone, in one run.
@@ -659,7 +777,12 @@ def main():
                                      "bigvm": BIGVM}},
                "failures": [], "raw": {}}
     with tempfile.TemporaryDirectory(prefix="kmp-bench.") as tmp:
+        results["load_start"] = wait_for_idle()
         results["load_before"] = os.getloadavg()
+        if results["load_start"] > LOAD_MAX:
+            log("load average %.2f > %.1f after %d s: noise is measured, not judged" % (
+                results["load_start"], LOAD_MAX, LOAD_WAIT_S))
+        noise_runs(args, tmp, results)
         paired_runs(args, tmp, results)
         lockstep_runs(args, tmp, results)
         startup_runs(args, tmp, results)

@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	fid_json_num("vcpu_bytes", vcpu_bytes);
 	fid_json_num("clear_chunk_pages", chunk);
 	fid_json_num("memstress_guest", ms_guest);
+	fid_json_num("clock_read_ns", fid_clock_read_ns());
 	fid_json_num("populate_time", populate);
 	fid_json_num("enable_dirty_logging_time", enable);
 	fid_json_num("disable_dirty_logging_time", disable);

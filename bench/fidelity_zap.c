@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		{ "settle", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t total = 1ULL << 30, zaps = 5, settle_ms = 350, extra_gpa;
+	uint64_t zaps = 5, settle_ms = 350, extra_gpa;
 	int cpus[KMP_MAX_VCPUS], nr_cpus = 0, opt;
 	struct kvm_userspace_memory_region kr, del;
 	struct memstress_params p;
@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 
 	memstress_params_init(&p);
 	p.nr_vcpus = 4;
+	p.vcpu_bytes = 256ULL << 20;	/* zap_latency's default */
 	while ((opt = getopt_long(argc, argv, "v:b:i:c:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': p.nr_vcpus = parse_u64_opt("-v", optarg, 1, KMP_MAX_VCPUS); break;
