@@ -134,6 +134,23 @@ def wait_for_idle():
     return load
 
 
+def passing_record(args, tmp, tool, a, env, results, what):
+    """Run tool with a record; the record of a passing run, else None and a failure noted."""
+    rec_path = os.path.join(tmp, "run.json")
+    if os.path.exists(rec_path):
+        os.unlink(rec_path)
+    rc, _, _, _, _ = run([os.path.join(args.bin, tool)] + a + ["--json", rec_path],
+                         env_extra=env, label=what)
+    rec = None
+    if rc == 0 and os.path.exists(rec_path):
+        with open(rec_path) as f:
+            rec = json.load(f)
+    if not rec or rec.get("status") != "pass":
+        results["failures"].append("%s: exit %d" % (what, rc))
+        return None
+    return rec
+
+
 def noise_runs(args, tmp, results):
     raw = results["raw"]["noise"] = {}
     for name in NOISE:
@@ -141,15 +158,9 @@ def noise_runs(args, tmp, results):
         raw[name] = {"tool": tool, "args": a, "values": [], "steal_ticks": 0}
         steal0 = steal_ticks()
         for i in range(NOISE_RUNS):
-            rec_path = os.path.join(tmp, "noise.json")
-            rc, _, _, _, _ = run([os.path.join(args.bin, tool)] + a + ["--json", rec_path],
-                                 label="noise " + name)
-            rec = None
-            if rc == 0 and os.path.exists(rec_path):
-                with open(rec_path) as f:
-                    rec = json.load(f)
-            if not rec or rec.get("status") != "pass":
-                results["failures"].append("noise %s run %d: exit %d" % (name, i + 1, rc))
+            rec = passing_record(args, tmp, tool, a, None, results,
+                                 "noise %s run %d" % (name, i + 1))
+            if not rec:
                 continue
             raw[name]["values"].append(noise_headline(tool, rec))
         raw[name]["steal_ticks"] = steal_ticks() - steal0
@@ -390,17 +401,10 @@ def lockstep_runs(args, tmp, results):
     for name, a in LOCKSTEP.items():
         for i in range(args.runs):
             for how in ("auto", "block"):
-                rec_path = os.path.join(tmp, "lockstep.json")
-                rc, _, _, _, _ = run([os.path.join(args.bin, "dirty_log_perf")] + a +
-                                     ["--json", rec_path], env_extra={"KMP_LOCKSTEP_WAIT": how},
-                                     label="lockstep " + how)
-                rec = None
-                if rc == 0 and os.path.exists(rec_path):
-                    with open(rec_path) as f:
-                        rec = json.load(f)
-                if not rec or rec.get("status") != "pass":
-                    results["failures"].append("lockstep %s %s run %d: exit %d" % (
-                        name, how, i + 1, rc))
+                rec = passing_record(args, tmp, "dirty_log_perf", a,
+                                     {"KMP_LOCKSTEP_WAIT": how}, results,
+                                     "lockstep %s %s run %d" % (name, how, i + 1))
+                if not rec:
                     continue
                 f, n = rec["figures"], rec["params"]["iterations"]
                 raw[name][how].append({"release": f["lockstep_release_skew"]["value"] / n,
@@ -462,11 +466,11 @@ def build_rows(results):
                      "verdict": verdict, "detail": detail})
 
     suite = results["raw"].get("suite", {})
-    # One clock read, measured by the bare dirty-log tool beside the runs.
-    reads = [r["out"]["clock_read_ns"] for r in
+    # A clock-read pair around KVM_GET_DIRTY_LOG, measured in place by the bare tool.
+    pairs = [r["out"]["get_clock_pair_ns"] for r in
              results["raw"].get("fidelity", {}).get("dirty_log_perf", {}).get("same_guest", [])
-             if r.get("out") and "clock_read_ns" in r["out"]]
-    clock_read = median(reads) / 1e9 if reads else None
+             if r.get("out") and "get_clock_pair_ns" in r["out"]]
+    clock_pair = median(pairs) / 1e9 if pairs else None
     # 1. Harness overhead per timed phase, over every run (pinned and unpinned).
     for tool, modes in suite.items():
         regions = {}
@@ -494,18 +498,19 @@ def build_rows(results):
                 split = ": release %s, completion %s" % (fmt_s(acc["release"] / acc["count"] / 1e9),
                                                          fmt_s(acc["completion"] / acc["count"] /
                                                                1e9))
-            # An ioctl region's rest, per occurrence, within the 4 clock reads it holds
-            # (the suite's pair, half each, and the accounting's own pair) is the
-            # clock read itself: any timing of that ioctl pays it.
-            clocks = (not split and clock_read is not None and share > OVERHEAD_BUDGET and
-                      per <= 4 * clock_read)
+            # An ioctl region's rest, per occurrence, within three clock-read pairs
+            # (the suite's, the accounting's own, and one more for the call and the
+            # bookkeeping between them) is the timing itself: any timing of that
+            # ioctl pays the first, and the second exists only with KMP_ACCOUNT.
+            clocks = (not split and clock_pair is not None and share > OVERHEAD_BUDGET and
+                      per <= 3 * clock_pair)
             verdict = ("info" if info else "ok" if share <= OVERHEAD_BUDGET else
                        "ok: the clock reads" if clocks else "FAIL")
             row("overhead", "%s %s%s" % (tool, name, " (the whole step: diagnostic)" if info
                                            else ""),
                 "%s (%s..%s; %s each%s%s)" % (
                     fmt_pct(share), fmt_pct(min(shares)), fmt_pct(max(shares)), fmt_s(per),
-                    split, "; 4 clock reads take %s here" % fmt_s(4 * clock_read)
+                    split, "; a clock-read pair around it takes %s here" % fmt_s(clock_pair)
                     if clocks else ""),
                 "info" if info else "<= 1%", verdict, share=share,
                 shares=shares, per_occurrence_s=per, worst_share=acc["worst"],

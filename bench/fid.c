@@ -7,7 +7,6 @@
 
 #include "fid.h"
 #include "parse.h"
-#include "report.h"
 #include "topology.h"
 #include "ucall.h"
 
@@ -135,24 +134,6 @@ uint64_t fid_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
-
-double fid_clock_read_ns(void)
-{
-	double best = 0;
-
-	/* The fastest of 100 batches: the read itself, without preemption in it. */
-	for (int b = 0; b < 100; b++) {
-		uint64_t t0 = fid_now_ns();
-		double per;
-
-		for (int i = 0; i < 1000; i++)
-			(void)ts_now();
-		per = (fid_now_ns() - t0) / 1000.0;
-		if (!b || per < best)
-			best = per;
-	}
-	return best;
 }
 
 int fid_parse_cpus(const char *list, int *cpus, int max)

@@ -54,8 +54,6 @@ uint64_t fid_pool_pass(struct fid_pool *p);
 void fid_pool_stop(struct fid_pool *p);
 
 uint64_t fid_now_ns(void);
-/* What one ts_now() costs here (the suite's timed regions read it twice), in ns. */
-double fid_clock_read_ns(void);
 /* -c LIST for the bench tools: returns the number of CPUs parsed. */
 int fid_parse_cpus(const char *list, int *cpus, int max);
 
