@@ -63,12 +63,23 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+/* The sweep against KVM's vCPU limit, once all that /dev/kvm is not needed for was checked. */
+static void sweep_check_kvm(const struct dp_opts *o, const char *s)
+{
+	uint32_t max = memstress_max_vcpus();
+
+	for (int i = 0; i < o->nr_sweep; i++)
+		if (o->sweep[i] > max)
+			usage_error("--sweep-vcpus '%s': %u vCPUs; each count must be between 1 "
+				    "and %u (KVM_CAP_MAX_VCPUS)", s, o->sweep[i], max);
+}
+
 static void parse_sweep(struct dp_opts *o, const char *s)
 {
 	int list[DP_MAX_SWEEP];
 	char err[128];
 	int n = parse_cpu_list(s, list, DP_MAX_SWEEP, err, sizeof(err));
-	uint32_t max = memstress_max_vcpus();
+	uint32_t max = KMP_MAX_VCPUS;	/* KVM's own limit: in sweep_check_kvm() */
 
 	/* Same grammar as a CPU list: "1,2,4,8" or "1-4". */
 	if (n <= 0)
@@ -92,6 +103,7 @@ static uint64_t test_bytes(const struct dp_opts *o, uint32_t vcpus)
 
 void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 {
+	const char *sweep_text = NULL;
 	const char *cpu_list = NULL, *image = NULL;
 	uint32_t max_vcpus;
 	int opt;
@@ -136,6 +148,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 			break;
 		case OPT_SWEEP:
 			parse_sweep(o, optarg);
+			sweep_text = optarg;
 			break;
 		case OPT_REPEAT:
 			o->repeat = parse_u64_opt("--repeat", optarg, 1, 1000);
@@ -175,7 +188,7 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 			usage_error("-c: pinning is per vCPU count; not with --sweep-vcpus");
 		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	}
-	memstress_params_check(&o->ms);
+	memstress_params_check_host(&o->ms);
 
 	/* The source must cover the largest run (checked now: no guest yet). */
 	max_vcpus = o->ms.nr_vcpus;
@@ -196,4 +209,8 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		exit(0);
 	}
 	page_source_open(&o->src, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
+	/* Last, the limits only /dev/kvm knows. */
+	memstress_params_check(&o->ms);
+	if (sweep_text)
+		sweep_check_kvm(o, sweep_text);
 }

@@ -167,7 +167,8 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			o->ms.write_percent = parse_u64_opt("-w", optarg, 0, 100);
 			break;
 		case 'x':
-			o->ms.slots = parse_u64_opt("-x", optarg, 1, memstress_max_slots());
+			/* KVM's own limit, which needs /dev/kvm, in memstress_params_check(). */
+			o->ms.slots = parse_u64_opt("-x", optarg, 1, UINT16_MAX);
 			break;
 		case OPT_RING:
 			o->ring_entries = parse_u64_opt("--ring", optarg, 1, 1U << 30);
@@ -210,15 +211,17 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 			    dlp_log_page_unit(unit, sizeof(unit)));
 	}
 	if (o->ring_entries) {
-		/* The cap's value is the largest ring in bytes; KVM wants powers of two. */
-		uint32_t max = (kvm_check_cap(KVM_CAP_DIRTY_LOG_RING_ACQ_REL) ?:
-				kvm_check_cap(KVM_CAP_DIRTY_LOG_RING)) / sizeof(struct kvm_dirty_gfn);
-		uint32_t min = dirty_ring_min_entries();
+		uint32_t min = dirty_ring_min_entries(), max;
 
+		if (o->ring_entries & (o->ring_entries - 1) || o->ring_entries < min)
+			usage_error("--ring '%u': must be a power of two of at least %u entries",
+				    o->ring_entries, min);
+		/* The cap's value is the largest ring in bytes; KVM wants powers of two. */
+		max = (kvm_check_cap(KVM_CAP_DIRTY_LOG_RING_ACQ_REL) ?:
+		       kvm_check_cap(KVM_CAP_DIRTY_LOG_RING)) / sizeof(struct kvm_dirty_gfn);
 		if (!max)
 			test_skip("--ring: this host offers no dirty ring (KVM_CAP_DIRTY_LOG_RING)");
-		if (o->ring_entries & (o->ring_entries - 1) || o->ring_entries < min ||
-		    o->ring_entries > max)
+		if (o->ring_entries > max)
 			usage_error("--ring '%u': must be a power of two between %u and %u entries",
 				    o->ring_entries, min, max);
 	}

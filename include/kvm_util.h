@@ -89,6 +89,8 @@ struct kvm_vm {
 
 /* /dev/kvm, opened once.  Missing or unopenable: skip (fail if KMP_REQUIRE_KVM=1). */
 int kvm_dev_fd(void);
+/* NULL when /dev/kvm opens; else why not, and what to do (the skip's reason). */
+const char *kvm_unavailable_reason(void);
 /* KVM_CHECK_EXTENSION on /dev/kvm; 0 when unsupported. */
 int kvm_check_cap(long cap);
 int vm_check_cap(struct kvm_vm *vm, long cap);

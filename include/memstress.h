@@ -169,6 +169,8 @@ uint32_t memstress_max_vcpus(void);
 uint32_t memstress_max_slots(void);
 /* Check p against the host's limits: one-line usage errors naming the option. */
 void memstress_params_check(const struct memstress_params *p);
+/* The part of that which needs no /dev/kvm (memory, -b, -w, -p, -x splits, env). */
+void memstress_params_check_host(const struct memstress_params *p);
 /*
  * Check p (memstress_params_check), create the VM,
  * test memslots, guest mappings and vCPUs.  No guest code has run yet.

@@ -2,10 +2,12 @@
 /* /dev/kvm, VM and vCPU lifecycle, memslots, guest memory allocation. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kvm_util.h"
@@ -14,8 +16,51 @@
 
 static int kvm_fd = -1;
 
+/* Why opening /dev/kvm failed with err, and what to do about it. */
+static const char *kvm_open_advice(int err)
+{
+	static char why[256];
+	struct stat st;
+
+	if (err == ENOENT)
+		return "/dev/kvm does not exist: load kvm and kvm_intel/kvm_amd (modprobe), "
+		       "or run on a host with virtualization enabled";
+	if (err == EACCES || err == EPERM) {
+		if (stat("/dev/kvm", &st))
+			return "/dev/kvm: permission denied; run as root";
+		/* Name the group only where one owns the node and it is not root's. */
+		if (st.st_gid && getgrgid(st.st_gid))
+			snprintf(why, sizeof(why), "/dev/kvm (mode %04o, group %s): permission "
+				 "denied; run as root or add this user to group %s",
+				 st.st_mode & 07777, getgrgid(st.st_gid)->gr_name,
+				 getgrgid(st.st_gid)->gr_name);
+		else
+			snprintf(why, sizeof(why), "/dev/kvm (mode %04o, owned by uid %u gid %u): "
+				 "permission denied; run as root", st.st_mode & 07777,
+				 st.st_uid, st.st_gid);
+		return why;
+	}
+	snprintf(why, sizeof(why), "/dev/kvm cannot be opened: %s", strerror(err));
+	return why;
+}
+
+const char *kvm_unavailable_reason(void)
+{
+	int fd;
+
+	if (kvm_fd >= 0)
+		return NULL;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return kvm_open_advice(errno);
+	close(fd);
+	return NULL;
+}
+
 int kvm_dev_fd(void)
 {
+	const char *why;
+
 	if (kvm_fd >= 0)
 		return kvm_fd;
 
@@ -23,14 +68,10 @@ int kvm_dev_fd(void)
 	if (kvm_fd >= 0)
 		return kvm_fd;
 
+	why = kvm_open_advice(errno);
 	if (kvm_required())
-		TEST_FAIL("KMP_REQUIRE_KVM=1 but /dev/kvm cannot be opened: %s", strerror(errno));
-	if (errno == ENOENT)
-		test_skip("/dev/kvm does not exist: load kvm and kvm_intel/kvm_amd (modprobe), "
-			  "or run on a host with virtualization enabled");
-	if (errno == EACCES || errno == EPERM)
-		test_skip("/dev/kvm: permission denied; run as root or add this user to the kvm group");
-	test_skip("/dev/kvm cannot be opened: %s", strerror(errno));
+		TEST_FAIL("KMP_REQUIRE_KVM=1 but %s", why);
+	test_skip("%s", why);
 }
 
 const char *kvm_ioctl_advice(const char *name, int err)

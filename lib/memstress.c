@@ -69,9 +69,8 @@ static uint64_t memstress_total_bytes(const struct memstress_params *p)
 	return ALIGN_UP(total, align * p->slots);
 }
 
-void memstress_params_check(const struct memstress_params *p)
+void memstress_params_check_host(const struct memstress_params *p)
 {
-	uint32_t max_vcpus = memstress_max_vcpus(), max_slots = memstress_max_slots();
 	uint64_t align = backing_src_page_size(p->src), total, mem;
 	struct lockstep_wait wait;
 	unsigned int pa_bits;
@@ -84,11 +83,12 @@ void memstress_params_check(const struct memstress_params *p)
 		b = typed;
 	}
 
-	if (p->nr_vcpus < 1 || p->nr_vcpus > max_vcpus)
-		usage_error("-v '%u': must be between 1 and %u (KVM_CAP_MAX_VCPUS)",
-			    p->nr_vcpus, max_vcpus);
+	if (p->nr_vcpus < 1)
+		usage_error("-v '%u': must be at least 1", p->nr_vcpus);
 	if (p->vcpu_bytes < SZ_4K)
 		usage_error("-b '%s': must be at least one guest page (4096 bytes)", b);
+	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
+	lockstep_wait_init(&wait, p->nr_vcpus + 1);		/* a bad KMP_LOCKSTEP_WAIT, now */
 	if (p->write_percent > 100)
 		usage_error("-w '%u': must be between 0 and 100", p->write_percent);
 	/*
@@ -116,11 +116,8 @@ void memstress_params_check(const struct memstress_params *p)
 		usage_error("-b '%s': %u vCPU(s) x %lu bytes%s is more guest memory than this "
 			    "host has (%lu MiB)", b, p->nr_vcpus, (unsigned long)p->vcpu_bytes,
 			    p->shared ? " (shared, -o)" : "", (unsigned long)(mem >> 20));
-	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
-	lockstep_wait_init(&wait, p->nr_vcpus + 1);		/* a bad KMP_LOCKSTEP_WAIT, now */
-	if (p->slots < 1 || p->slots > max_slots)
-		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS less the "
-			    "system slot)", p->slots, max_slots);
+	if (p->slots < 1)
+		usage_error("-x '%u': must be at least 1", p->slots);
 	total = ALIGN_UP(p->vcpu_bytes, SZ_4K) * p->nr_vcpus;
 	if (total / p->slots < align)
 		usage_error("-x '%u': %lu bytes of guest memory split %u ways leaves less than "
@@ -129,6 +126,22 @@ void memstress_params_check(const struct memstress_params *p)
 	if (p->guest_map_size != SZ_4K && p->guest_map_size != SZ_2M)
 		usage_error("guest mapping size %lu: must be 4K or 2M",
 			    (unsigned long)p->guest_map_size);
+}
+
+void memstress_params_check(const struct memstress_params *p)
+{
+	uint32_t max_vcpus, max_slots;
+
+	/* What can be judged without /dev/kvm first, then KVM's own limits. */
+	memstress_params_check_host(p);
+	max_vcpus = memstress_max_vcpus();
+	max_slots = memstress_max_slots();
+	if (p->nr_vcpus > max_vcpus)
+		usage_error("-v '%u': must be between 1 and %u (KVM_CAP_MAX_VCPUS)",
+			    p->nr_vcpus, max_vcpus);
+	if (p->slots > max_slots)
+		usage_error("-x '%u': must be between 1 and %u (KVM_CAP_NR_MEMSLOTS less the "
+			    "system slot)", p->slots, max_slots);
 }
 
 struct memstress *memstress_create(const struct memstress_params *p)

@@ -21,3 +21,18 @@ trap 'rm -f "$log"' EXIT
 ) | tee "$log"
 
 "$(dirname "$0")/ktap-count.sh" "$log" "$nr_tests"
+rc=$?
+# A green run in which no guest could run says so, loudly.
+if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
+	if [ -e /dev/kvm ]; then
+		why="/dev/kvm cannot be opened by $(id -un) ($(stat -c '%A %U:%G' /dev/kvm))"
+	else
+		why="/dev/kvm does not exist"
+	fi
+	echo "################################################################"
+	echo "## NO GUEST RAN: $why."
+	echo "## Every guest test above was SKIPPED; only host-side tests ran."
+	echo "## KMP_REQUIRE_KVM=1 makes this a failure."
+	echo "################################################################"
+fi
+exit $rc

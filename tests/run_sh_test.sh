@@ -26,6 +26,16 @@ diag() {	# diag TEXT: every line of TEXT as a KTAP diagnostic ("# ...")
 }
 
 echo "TAP version 13"
+# Its runs are real benchmark runs: without /dev/kvm there is nothing to run.
+if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
+	if [ "${KMP_REQUIRE_KVM:-0}" = 1 ]; then
+		echo "1..1"
+		echo "not ok 1 KMP_REQUIRE_KVM=1 but /dev/kvm cannot be opened"
+		exit 1
+	fi
+	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
+	exit 4
+fi
 echo "1..14"
 
 # 1. --dry-run over every group named in the configs.

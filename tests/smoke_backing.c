@@ -10,6 +10,7 @@
 #include "kvm_util.h"
 #include "ucall.h"
 #include "smoke_backing.h"
+#include "require.h"
 
 #define TEST_SLOT 1
 
@@ -22,12 +23,15 @@ static void run_source(struct __test_metadata *_metadata, enum backing_src_type 
 #else
 	uint64_t map = page >= SZ_2M ? SZ_2M : SZ_4K;
 #endif
-	struct kvm_vm *vm = vm_create(1, size / 4096);
-	uint64_t gpa = arch_test_mem_gpa(vm);
 	struct kvm_vcpu *vcpu;
 	struct mem_region *r;
+	struct kvm_vm *vm;
 	struct ucall uc;
-	char *host;
+	uint64_t gpa;
+
+	REQUIRE_KVM();
+	vm = vm_create(1, size / 4096);
+	gpa = arch_test_mem_gpa(vm);	char *host;
 
 	r = vm_mem_add(vm, src, gpa, TEST_SLOT, size, 0);
 	ASSERT_EQ(page, r->backing.page_size);

@@ -12,6 +12,7 @@
 #include "kvm_util.h"
 #include "ucall.h"
 #include "smoke_basic.h"
+#include "require.h"
 
 static uint64_t host_sum_squares(uint64_t n)
 {
@@ -24,10 +25,13 @@ static uint64_t host_sum_squares(uint64_t n)
 
 TEST(guest_returns_computed_value)
 {
-	struct kvm_vm *vm = vm_create(1, 0);
-	struct kvm_vcpu *vcpu = vm_vcpu_add(vm, 0, guest_compute);
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
 	struct ucall uc;
 
+	REQUIRE_KVM();
+	vm = vm_create(1, 0);
+	vcpu = vm_vcpu_add(vm, 0, guest_compute);
 	vcpu_args_set(vcpu, 1, (uint64_t)1000);
 	ASSERT_EQ(UCALL_SYNC, vcpu_run_ucall(vcpu, &uc));
 	ASSERT_EQ(2, uc.nargs);
@@ -39,10 +43,13 @@ TEST(guest_returns_computed_value)
 
 TEST(guest_globals_are_the_guests_copy)
 {
-	struct kvm_vm *vm = vm_create(1, 0);
-	struct kvm_vcpu *vcpu = vm_vcpu_add(vm, 0, guest_globals);
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
 	struct ucall uc;
 
+	REQUIRE_KVM();
+	vm = vm_create(1, 0);
+	vcpu = vm_vcpu_add(vm, 0, guest_globals);
 	guest_counter = 5;
 	sync_global_to_guest(vm, guest_counter);
 	ASSERT_EQ(UCALL_SYNC, vcpu_run_ucall(vcpu, &uc));
@@ -97,6 +104,8 @@ TEST(guest_assert_reaches_host)
 	struct one_vcpu o = { .entry = guest_assert, .arg0 = 0x1234, .arg1 = 0x5678 };
 	char out[8192];
 
+	REQUIRE_KVM();
+
 	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "tests/smoke_basic_guest.c:21: a == b"));
 	EXPECT_NE(NULL, strstr(out, "0x1234 != 0x5678"));
@@ -119,6 +128,8 @@ TEST(unknown_port_is_an_unexpected_exit)
 	static const char *const says[] = { "unexpected exit IO", "port 0x3f8 out", "rip 0x", NULL };
 	struct one_vcpu o = { .entry = guest_unknown_port };
 	char out[8192];
+
+	REQUIRE_KVM();
 
 	expect_failure_saying(_metadata, &o, out, sizeof(out), says);
 }
@@ -170,6 +181,8 @@ TEST(guest_exception_is_reported)
 	struct exc_report r;
 	char out[8192];
 
+	REQUIRE_KVM();
+
 	ASSERT_TRUE(run_to_exception(_metadata, &o, &r, out, sizeof(out)));
 	expect_vector(_metadata, &r, 14, "#PF", 0);
 	EXPECT_EQ(0x5000000000UL, r.cr2);
@@ -187,6 +200,8 @@ TEST(divide_error_is_reported)
 	struct exc_report r;
 	char out[8192];
 
+	REQUIRE_KVM();
+
 	ASSERT_TRUE(run_to_exception(_metadata, &o, &r, out, sizeof(out)));
 	expect_vector(_metadata, &r, 0, "#DE", 0);
 	EXPECT_EQ((unsigned long)(uintptr_t)guest_div_insn, r.rip);
@@ -202,6 +217,8 @@ TEST(bad_stack_fault_is_reported)
 	struct one_vcpu o = { .entry = guest_bad_stack, .arg0 = 0x5000001000ULL };
 	struct exc_report r;
 	char out[8192];
+
+	REQUIRE_KVM();
 
 	ASSERT_TRUE(run_to_exception(_metadata, &o, &r, out, sizeof(out)));
 	expect_vector(_metadata, &r, 14, "#PF", 2);
@@ -220,6 +237,8 @@ TEST(triple_fault_is_a_shutdown)
 	struct one_vcpu o = { .entry = guest_triple_fault };
 	char out[8192];
 
+	REQUIRE_KVM();
+
 	expect_failure_saying(_metadata, &o, out, sizeof(out), says);
 	EXPECT_EQ(NULL, strstr(out, "guest exception"));
 }
@@ -231,6 +250,8 @@ TEST(guest_exception_is_reported)
 {
 	struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL };
 	char out[8192];
+
+	REQUIRE_KVM();
 
 	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unexpected exit MMIO"));
@@ -250,6 +271,8 @@ TEST(guest_exception_is_reported)
 TEST(guest_exception_is_reported)
 {
 	static const int modes[] = { VM_MODE_P40V48_4K, VM_MODE_P52V48_4K };
+
+	REQUIRE_KVM();
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		struct one_vcpu o = { .entry = guest_unmapped_load, .arg0 = 0x5000000000ULL,
@@ -275,6 +298,8 @@ TEST(unmapped_gpa_is_an_unexpected_mmio_exit)
 	struct one_vcpu o = { .entry = guest_mmio_write, .arg0 = 3ULL << 30,
 			      .mmio_gpa = 3ULL << 30 };
 	char out[8192];
+
+	REQUIRE_KVM();
 
 	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unexpected exit MMIO"));
@@ -324,6 +349,8 @@ TEST(returning_from_guest_entry_fails)
 {
 	struct one_vcpu o = { .entry = guest_returns };
 	char out[8192];
+
+	REQUIRE_KVM();
 
 	ASSERT_EQ(KSFT_FAIL, expect_child_failure(_metadata, &o, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "the guest entry function returned"));

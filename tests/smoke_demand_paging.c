@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "tool_run.h"
+#include "require.h"
 
 #define PAGES_4M 1024
 
@@ -73,6 +74,8 @@ TEST(missing_on_anonymous)
 	const char *args[] = { "-u", "MISSING", "-v", "2", "-b", "4M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 
+	REQUIRE_KVM();
+
 	run_dp(r, args);
 	check_pass(_metadata, r);
 	check_lines(_metadata, r);
@@ -87,6 +90,8 @@ TEST(minor_on_shmem_one_uffd_two_readers)
 			       "4M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 
+	REQUIRE_KVM();
+
 	run_dp(r, args);
 	SKIP_IF_TOOL_SKIPPED(r);
 	check_pass(_metadata, r);
@@ -99,6 +104,8 @@ TEST(minor_on_shmem_one_uffd_two_readers)
 
 TEST(overlap_races_are_counted)
 {
+	REQUIRE_KVM();
+
 	/* Both vCPUs fault the same pages: one resolution each, the rest EEXIST. */
 	const char *args[] = { "-u", "MISSING", "-o", "-r", "2", "-v", "2", "-b", "4M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
@@ -125,6 +132,8 @@ TEST(file_source_image)
 			       "4M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 
+	REQUIRE_KVM();
+
 	tmp_file(image, sizeof(image), "dp-image");
 	snprintf(source, sizeof(source), "file:%s", image);
 	tool_run(r, "demand_paging", write_args);
@@ -145,6 +154,8 @@ TEST(sweep_one_and_two)
 			       "--sweep-vcpus", "1,2", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 	bool w_supported;
+
+	REQUIRE_KVM();
 
 	run_dp(r, args);
 	SKIP_IF_TOOL_SKIPPED(r);
@@ -171,6 +182,8 @@ TEST(uffd_options_without_u_are_ignored_with_a_note)
 {
 	const char *args[] = { "-b", "2M", "-a", "-d", "5", "-r", "2", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
+
+	REQUIRE_KVM();
 
 	run_dp(r, args);
 	SKIP_IF_TOOL_SKIPPED(r);
@@ -200,6 +213,8 @@ TEST(bad_input)
 		{ { "--source", "zero" }, "add -u MISSING or -u MINOR" },
 	};
 
+	REQUIRE_KVM();
+
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct tool_run *r = calloc(1, sizeof(*r));
 
@@ -220,6 +235,8 @@ TEST(short_source_file)
 	const char *write_args[] = { "--write-image", image, "-v", "1", "-b", "2M", NULL };
 	const char *args[] = { "-u", "MISSING", "--source", source, "-v", "2", "-b", "2M", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
+
+	REQUIRE_KVM();
 
 	tmp_file(image, sizeof(image), "dp-short");
 	snprintf(source, sizeof(source), "file:%s", image);

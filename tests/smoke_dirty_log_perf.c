@@ -15,6 +15,7 @@
 #include "kselftest_harness.h"
 #include "host_desc.h"
 #include "tool_run.h"
+#include "require.h"
 
 /* Run dirty_log_perf with args (a NULL-terminated list) plus --json. */
 static void run_dlp(struct tool_run *r, const char *const *args)
@@ -157,6 +158,7 @@ static uint64_t verify_vcpu_bytes(const char *src)
 				       #name, "--verify", NULL };              \
 		struct tool_run *r = calloc(1, sizeof(*r));                         \
 									       \
+		REQUIRE_KVM();                                                 \
 		snprintf(b, sizeof(b), "%luK", (unsigned long)(bytes >> 10));  \
 		run_dlp(r, args);                                              \
 		check_pass(_metadata, r, 3);                                   \
@@ -175,6 +177,8 @@ VERIFY_SOURCE(shmem)
 
 TEST(nonstop_chunked_clear_counts_pages)
 {
+	REQUIRE_KVM();
+
 	/*
 	 * 8M slot, cleared in 1M chunks (4M where the log has 64K pages: 64 of
 	 * them) while 2 vCPUs keep writing.
@@ -217,6 +221,8 @@ TEST(nonstop_host_loop_does_not_wait)
 	struct tool_run *r = calloc(1, sizeof(*r));
 	uint64_t pages_per_vcpu = (64ULL << 20) / 4096;
 
+	REQUIRE_KVM();
+
 	run_dlp(r, args);
 	check_pass(_metadata, r, 3);
 	ASSERT_NE(NULL, strstr(r->out, "Iteration 3 get dirty log time: "));
@@ -233,6 +239,8 @@ TEST(test_memory_offset)
 {
 	const char *args[] = { "-p", "0x200000000", "-b", "4M", "-i", "2", "--verify", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
+
+	REQUIRE_KVM();
 
 	run_dlp(r, args);
 	check_pass(_metadata, r, 2);
@@ -252,6 +260,8 @@ TEST(page_units_named_for_64k_guest_pages)
 	const char *args[] = { "-m", "5", "-b", "4M", "-i", "2", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 
+	REQUIRE_KVM();
+
 	run_dlp(r, args);
 	check_pass(_metadata, r, 2);
 	ASSERT_NE(NULL, strstr(r->out, "# page counts and rates are in 4K pages, the workload's "
@@ -266,6 +276,8 @@ TEST(two_slots)
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "2", "-x", "2", "--verify", NULL };
 	struct tool_run r;
 
+	REQUIRE_KVM();
+
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 2);
 	check_exact(_metadata, &r, 2, 2 * 1024);
@@ -277,6 +289,8 @@ TEST(no_manual_protect)
 {
 	const char *args[] = { "-v", "1", "-b", "4M", "-i", "2", "-g", "--verify", NULL };
 	struct tool_run r;
+
+	REQUIRE_KVM();
 
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 2);
@@ -291,6 +305,8 @@ TEST(run_vcpus_while_disabling)
 {
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "2", "-e", NULL };
 	struct tool_run r;
+
+	REQUIRE_KVM();
 
 	run_dlp(&r, args);
 	check_pass(_metadata, &r, 2);
@@ -310,6 +326,8 @@ static bool ring_offered(struct tool_run *r)
 
 TEST(dirty_ring_verify)
 {
+	REQUIRE_KVM();
+
 	/* 1024 pages per vCPU per iteration in a 4096-entry ring: it cannot fill. */
 	const char *args[] = { "-v", "2", "-b", "4M", "-i", "3", "--ring", "4096", "--verify",
 			       NULL };
@@ -338,6 +356,8 @@ TEST(dirty_ring_full_served_mid_iteration)
 	const char *args[] = { "-v", "2", "-b", "8M", "-i", "3", "--ring", "256", "--verify",
 			       NULL };
 	struct tool_run r;
+
+	REQUIRE_KVM();
 
 	run_dlp(&r, args);
 	if (!ring_offered(&r))
@@ -373,6 +393,8 @@ static void check_usage_error(struct __test_metadata *_metadata, const char *con
 
 TEST(bad_input)
 {
+	REQUIRE_KVM();
+
 	/* -k's granularity is 256K with 4K pages, 4M with 64K. */
 	uint64_t align = clear_align();
 	char k4097[96], k0[96], size[24];

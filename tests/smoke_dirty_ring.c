@@ -18,6 +18,7 @@
 #include "kvm_util.h"
 #include "ucall.h"
 #include "smoke_dirty_ring.h"
+#include "require.h"
 
 #define TEST_SLOT 1
 
@@ -125,9 +126,12 @@ static void check_round(struct __test_metadata *_metadata, struct ring_vm *t, ui
 
 TEST(ring_caps)
 {
-	struct kvm_vm *vm = vm_create(1, 0);
-	const char *cap = dirty_ring_cap_name(vm);
+	struct kvm_vm *vm;
+	const char *cap;
 
+	REQUIRE_KVM();
+	vm = vm_create(1, 0);
+	cap = dirty_ring_cap_name(vm);
 	if (!cap)
 		SKIP(vm_free(vm); return, "KVM_CAP_DIRTY_LOG_RING is not offered");
 	ksft_print_msg("dirty ring: %s, %u to %u entries (ACQ_REL %s)\n", cap,
@@ -144,6 +148,8 @@ TEST(harvest_exact_pages)
 	struct ring_vm t;
 	struct ucall uc;
 	uint32_t n;
+
+	REQUIRE_KVM();
 
 	ring_vm_create(&t, 4096, pages, stride, 2);
 	for (uint64_t r = 1; r <= 2; r++) {
@@ -179,14 +185,17 @@ TEST(harvest_exact_pages)
  */
 TEST(ring_full_exit)
 {
-	const uint32_t entries = dirty_ring_min_entries();
-	const uint64_t pages = 16ULL * entries;
-	const bool relogs = host_mmu() != HOST_MMU_PVM;
-	uint32_t full_exits = 0, min_n = UINT32_MAX, max_n = 0, n;
-	uint32_t *relog = calloc(pages, sizeof(*relog));
+	uint32_t full_exits = 0, min_n = UINT32_MAX, max_n = 0, n, entries, *relog;
 	struct ring_vm t;
 	struct ucall uc;
+	uint64_t pages;
+	bool relogs;
 
+	REQUIRE_KVM();
+	entries = dirty_ring_min_entries();
+	pages = 16ULL * entries;
+	relogs = host_mmu() != HOST_MMU_PVM;
+	relog = calloc(pages, sizeof(*relog));
 	ASSERT_NE(NULL, relog);
 	ring_vm_create(&t, entries, pages, 1, 1);
 	for (;;) {
@@ -259,11 +268,15 @@ static void enable_ring(const void *arg)
 
 TEST(bad_ring_sizes)
 {
-	struct kvm_vm *vm = vm_create(1, 0);
-	uint32_t min = dirty_ring_min_entries(), max = dirty_ring_max_entries(vm);
-	uint32_t bad[] = { 100, min / 2, 2 * max, 0 };
 	char out[4096], want[128];
+	uint32_t min, max, bad[4];
+	struct kvm_vm *vm;
 
+	REQUIRE_KVM();
+	vm = vm_create(1, 0);
+	min = dirty_ring_min_entries();
+	max = dirty_ring_max_entries(vm);
+	bad[0] = 100, bad[1] = min / 2, bad[2] = 2 * max, bad[3] = 0;
 	vm_free(vm);
 	if (!max)
 		SKIP(return, "KVM_CAP_DIRTY_LOG_RING is not offered");

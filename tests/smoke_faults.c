@@ -18,6 +18,7 @@
 #include "ucall.h"
 #include "vcpu_thread.h"
 #include "watchdog.h"
+#include "require.h"
 
 void guest_spin_forever(void);
 
@@ -45,6 +46,8 @@ TEST(watchdog_reports_stuck_vcpu_and_restores_host)
 {
 	char knob[256], out[8192], content[64];
 	int fd, status;
+
+	REQUIRE_KVM();
 
 	tmp_file(knob, sizeof(knob), "knob");
 	fd = open(knob, O_WRONLY);
@@ -91,6 +94,8 @@ TEST(ctrl_c_mid_run_gives_hugetlb_pages_back)
 	char dir[256], ready[300], out[8192], before[32], during[32] = "", after[32];
 	struct child_kill at = { SIGINT, ready, sysctl, during, sizeof(during) };
 	int status;
+
+	REQUIRE_KVM();
 
 	if (!backing_src_page_size(SRC_ANONYMOUS_HUGETLB))
 		SKIP(return, "this kernel has no hugetlb pages");

@@ -10,6 +10,7 @@
 #include "kselftest_harness.h"
 #include "memstress.h"
 #include "topology.h"
+#include "require.h"
 
 #define NR_VCPUS 8
 #define VCPU_BYTES (4ULL << 20)
@@ -41,9 +42,12 @@ static uint64_t pages_with_stamp(struct memstress *ms, uint64_t stamp)
 
 TEST(lockstep_exact_counts)
 {
-	struct memstress *ms = create(false, 100, false);
+	struct memstress *ms;
 	uint64_t reads, writes;
 	const int iterations = 3;
+
+	REQUIRE_KVM();
+	ms = create(false, 100, false);
 
 	memstress_start(ms);
 	memstress_wait_iteration(ms);		/* populate pass */
@@ -84,6 +88,8 @@ TEST(vcpu_threads_pinned_from_cpu_list)
 	struct memstress_params p;
 	struct memstress *ms;
 
+	REQUIRE_KVM();
+
 	/* vCPU i on CPU i % nr_cpus, as "-c 0,1,0,1,..." would say. */
 	for (int i = 0; i < NR_VCPUS; i++)
 		cpus[i] = i % nr_cpus;
@@ -103,8 +109,11 @@ TEST(vcpu_threads_pinned_from_cpu_list)
 
 TEST(lockstep_random_mixed)
 {
-	struct memstress *ms = create(false, 30, true);
+	struct memstress *ms;
 	uint64_t reads, writes;
+
+	REQUIRE_KVM();
+	ms = create(false, 30, true);
 
 	memstress_start(ms);
 	memstress_wait_iteration(ms);
@@ -122,8 +131,11 @@ TEST(lockstep_random_mixed)
 
 TEST(nonstop_counts_match_guest)
 {
-	struct memstress *ms = create(true, 100, false);
+	struct memstress *ms;
 	uint64_t reads, writes, guest_total = 0, full = 0, partial = 0;
+
+	REQUIRE_KVM();
+	ms = create(true, 100, false);
 
 	memstress_start(ms);
 	memstress_wait_iteration(ms);

@@ -5,6 +5,7 @@
 #include "kvm_util.h"
 #include "memstress.h"
 #include "stats.h"
+#include "require.h"
 
 #define PAGES 2048
 
@@ -140,6 +141,8 @@ TEST(zap_all_with_vcpus_stopped_drops_every_mapping)
 	uint64_t extra = 3ULL << 30;	/* below the test memory at 4 GiB, above slot 0 */
 	int64_t live_sp;
 
+	REQUIRE_KVM();
+
 	memstress_params_init(&p);
 	p.vcpu_bytes = PAGES * 4096ULL;
 	ms = memstress_create(&p);
@@ -187,6 +190,8 @@ TEST(stat_delta_after_guest_touches_memory)
 	const char *best_name = "none";
 	uint64_t snap_value;
 	int64_t best = 0;
+
+	REQUIRE_KVM();
 
 	memstress_params_init(&p);
 	p.vcpu_bytes = PAGES * 4096ULL;

@@ -11,6 +11,7 @@
 #include "host_desc.h"
 #include "kvm_util.h"
 #include "tool_run.h"
+#include "require.h"
 
 static void run_and_check(struct __test_metadata *_metadata, const char *const *args)
 {
@@ -90,6 +91,8 @@ TEST(flush_page)
 {
 	const char *args[] = { "-v", "2", "-t", "2", "--flush", "page", NULL };
 
+	REQUIRE_KVM();
+
 	run_and_check(_metadata, args);
 }
 
@@ -97,12 +100,16 @@ TEST(flush_full)
 {
 	const char *args[] = { "-v", "2", "-t", "2", "--flush", "full", NULL };
 
+	REQUIRE_KVM();
+
 	run_and_check(_metadata, args);
 }
 
 TEST(shared_address_space)
 {
 	const char *args[] = { "-v", "2", "-t", "2", "--shared", NULL };
+
+	REQUIRE_KVM();
 
 	run_and_check(_metadata, args);
 }
@@ -113,6 +120,8 @@ TEST(profile_is_recorded)
 	const char *args[] = { "-v", "1", "-t", "1", "--profile", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 	int n;
+
+	REQUIRE_KVM();
 
 	tool_run(r, "tlbie_bench", args);
 	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
@@ -150,9 +159,12 @@ TEST(bad_input)
 		{ { "--flush", "some" }, 2, "--flush 'some': must be page, full or hv" },
 		{ { "--flush", "hv" }, 4, "--flush hv: " },
 	};
+	const char *hv_why;
+
+	REQUIRE_KVM();
 	/* --flush hv skips, naming what is missing: the host's cap, or the guest's side. */
-	const char *hv_why = kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH) ?
-		"guest has no Hyper-V side yet" : "does not offer KVM_CAP_HYPERV_TLBFLUSH";
+	hv_why = kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH) ?
+		 "guest has no Hyper-V side yet" : "does not offer KVM_CAP_HYPERV_TLBFLUSH";
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct tool_run *r = calloc(1, sizeof(*r));

@@ -19,6 +19,7 @@
 #include "kvm_compat.h"
 #include "kvm_util.h"
 #include "tool_run.h"
+#include "require.h"
 
 /*
  * Our tracefs instances (kmp-*) under the usual mounts, plus private tracefs
@@ -225,6 +226,8 @@ TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 	bool traced;
 	char path[64];
 
+	REQUIRE_KVM();
+
 	ASSERT_EQ(0, count_instances());
 	tool_run(r, "zap_latency", args);
 	if (r->code)
@@ -304,6 +307,8 @@ TEST_F_TIMEOUT(zl, untraced_only_makes_no_instance, 180)
 	const char *args[] = { "-v", "1", "-b", "16M", "-i", "2", "--traced", "0", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
 
+	REQUIRE_KVM();
+
 	tool_run(r, "zap_latency", args);
 	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
 	ASSERT_EQ(JV_FALSE, jv_type(r->doc, "params/traced"));
@@ -321,6 +326,8 @@ TEST_F_TIMEOUT(zl, zap_all_off_unmaps_the_populated_slot, 180)
 {
 	const char *args[] = { "-v", "1", "-b", "16M", "-i", "2", "--zap-all", "off", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
+
+	REQUIRE_KVM();
 
 	tool_run(r, "zap_latency", args);
 	if (!(kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) & KVM_X86_QUIRK_SLOT_ZAP_ALL)) {
@@ -354,6 +361,8 @@ TEST_F_TIMEOUT(zl, sigkilled_run_is_cleaned_up_by_the_next, 180)
 	char undid[64];
 	int status, i;
 	pid_t pid;
+
+	REQUIRE_KVM();
 
 	ASSERT_EQ(0, count_instances());
 	pid = fork();
@@ -396,6 +405,8 @@ TEST(bad_input)
 		{ { "--zap-all", "maybe" }, "--zap-all 'maybe': must be on or off" },
 		{ { "--traced", "1001" }, "--traced '1001': must be between 0 and 1000" },
 	};
+
+	REQUIRE_KVM();
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct tool_run *r = calloc(1, sizeof(*r));

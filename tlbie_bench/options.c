@@ -66,7 +66,8 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 			o->seconds = parse_u64_opt("-t", optarg, 1, 24 * 3600);
 			break;
 		case 'v':
-			o->vcpus = parse_u64_opt("-v", optarg, 1, memstress_max_vcpus());
+			/* KVM's own limit, which needs /dev/kvm, after every other check. */
+			o->vcpus = parse_u64_opt("-v", optarg, 1, KMP_MAX_VCPUS);
 			break;
 		case OPT_PAGES:
 			o->pages = parse_u64_opt("--pages", optarg, 1, TB_PT_ENTRIES);
@@ -107,6 +108,9 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 		o->nr_cpus = topology_parse_vcpu_pins_opt(cpu_list, o->vcpus, o->cpus,
 							  ARRAY_SIZE(o->cpus));
 	watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC);	/* a bad KMP_WATCHDOG_SEC, now */
+	if (o->vcpus > memstress_max_vcpus())
+		usage_error("-v '%u': must be between 1 and %u (KVM_CAP_MAX_VCPUS)", o->vcpus,
+			    memstress_max_vcpus());
 	if (o->flush == FLUSH_HV) {
 		if (!kvm_check_cap(KVM_CAP_HYPERV_TLBFLUSH))
 			test_skip("--flush hv: this host does not offer KVM_CAP_HYPERV_TLBFLUSH");

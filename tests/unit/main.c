@@ -9,6 +9,7 @@
  * add a new group by adding its #include below.
  */
 #include "kselftest_harness.h"
+#include "require.h"
 
 #include "parse_test.inc"
 #include "report_test.inc"

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check where no guest can run: /dev/kvm hidden (a tmpfs over /dev in a
+# private mount namespace, as root) and /dev/kvm unopenable (user nobody).
+# Each way every test must pass or skip (exit 0), the summary must say loudly
+# that no guest ran, and under KMP_REQUIRE_KVM=1 the run must fail.  KTAP.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${KMP_BIN:-$here}
+src=${KMP_SRC_DIR:-$(dirname "$here")}
+base=$(dirname "$bin")
+n=0 failed=0
+result() {	# result OK NAME [DETAIL...]
+	local ok=$1 name=$2
+	n=$((n + 1))
+	shift 2
+	if [ "$ok" = 0 ]; then
+		echo "ok $n $name"
+	else
+		printf '%s\n' "$@" | sed 's/^/# /'
+		echo "not ok $n $name"
+		failed=$((failed + 1))
+	fi
+}
+echo "TAP version 13"
+if [ "$(id -u)" != 0 ] || ! unshare --mount true 2>/dev/null; then
+	echo "1..0 # SKIP needs root and mount namespaces to hide /dev/kvm"
+	exit 4
+fi
+echo "1..4"
+# Every test of make check but this one (and the build test, which builds).
+tests=()
+for t in "$bin"/unit_tests "$bin"/smoke_* "$bin"/*_test.py "$bin"/*_test.sh; do
+	case $(basename "$t") in no_kvm_test.sh | build_test.sh) continue ;; esac
+	[ -x "$t" ] && tests+=("$(basename "$t")")
+done
+work=$(mktemp -d /tmp/kmp-nokvm-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# ktap-run.sh copies the runner next to the binaries and writes settings there.
+cp -r "$bin" "$work/bin"
+cp -r "$base/kselftest" "$work/kselftest"
+chmod -R a+rX "$work"
+run_hidden() {	# run_hidden LOG [ENV...]: as root, /dev/kvm hidden
+	local log=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare --mount --propagation private sh -c '
+		d=$(mktemp -d) && mount -t tmpfs tmpfs "$d" || exit 99
+		for f in /dev/*; do [ -c "$f" ] && [ "$f" != /dev/kvm ] && cp -a "$f" "$d/"; done
+		mkdir "$d/pts" "$d/shm"; ln -s /proc/self/fd "$d/fd"
+		mount --bind "$d" /dev && mount -t tmpfs tmpfs /dev/shm || exit 99
+		exec env "$@"' sh "$@" KMP_SRC_DIR="$src" KMP_BIN="$work/bin" \
+		"$src/scripts/ktap-run.sh" "$work" "$work/bin" "$src/configs/settings" \
+		"${tests[@]}" >"$log" 2>&1
+}
+run_nobody() {	# run_nobody LOG [ENV...]: as user nobody, /dev/kvm there but 0600 root
+	local log=$1
+	shift
+	chown -R nobody "$work"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work" "$@" \
+		KMP_SRC_DIR="$src" KMP_BIN="$work/bin" "$src/scripts/ktap-run.sh" "$work" \
+		"$work/bin" "$src/configs/settings" "${tests[@]}" >"$log" 2>&1
+	local rc=$?
+	chown -R root "$work"
+	return $rc
+}
+check() {	# check NAME HOW: exit 0, every result a pass or skip, the banner
+	local log=$work/$2.log rc
+	"run_$2" "$log" KMP_REQUIRE_KVM=0
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^## NO GUEST RAN' "$log" && grep -q '# SKIP' "$log" &&
+	   ! grep -q '^not ok' "$log"; then
+		result 0 "$1: exit 0, skips, and 'NO GUEST RAN' ($(tail -n 6 "$log" | grep -m1 passed))"
+	else
+		result 1 "$1: exit 0, skips, and 'NO GUEST RAN'" "exit $rc" \
+			"$(grep -E '^not ok|NO GUEST|passed,' "$log" | head -20)"
+	fi
+	"run_$2" "$log" KMP_REQUIRE_KVM=1
+	rc=$?
+	if [ $rc != 0 ] && grep -q 'KMP_REQUIRE_KVM=1' "$log"; then
+		result 0 "$1 under KMP_REQUIRE_KVM=1: fails (exit $rc)"
+	else
+		result 1 "$1 under KMP_REQUIRE_KVM=1: fails" "exit $rc" "$(tail -n 5 "$log")"
+	fi
+}
+check "root, /dev/kvm hidden" hidden
+check "user nobody, /dev/kvm 0600 root" nobody
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]

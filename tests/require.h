@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a test needs of the host, checked as its first statement, so that a
+ * host without it skips the test with the reason before anything expects a
+ * result:
+ * - REQUIRE_KVM(): /dev/kvm opens (a test that runs a guest, or a benchmark
+ *   that does); under KMP_REQUIRE_KVM=1 a missing one fails instead;
+ * - REQUIRE_ROOT(): euid 0 (mounting tmpfs or tracefs).
+ */
+#ifndef KMP_TEST_REQUIRE_H
+#define KMP_TEST_REQUIRE_H
+
+#include <unistd.h>
+
+#include "kvm_util.h"
+
+#define REQUIRE_KVM()								\
+	do {									\
+		const char *why_ = kvm_unavailable_reason();			\
+										\
+		if (why_ && kvm_required())					\
+			ASSERT_EQ(NULL, why_) TH_LOG("KMP_REQUIRE_KVM=1 but %s", why_);	\
+		if (why_)							\
+			SKIP(return, "%s", why_);				\
+	} while (0)
+
+#define REQUIRE_ROOT()								\
+	do {									\
+		if (geteuid())							\
+			SKIP(return, "needs root: it mounts and unmounts "	\
+			     "filesystems (CAP_SYS_ADMIN)");			\
+	} while (0)
+
+#endif
