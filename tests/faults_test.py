@@ -28,6 +28,11 @@
    2M hugetlb pages: both pass, their tracefs instances differ, tracing keeps
    working for both, and afterwards the hugetlb pool, tracefs mounts and
    kmp-* instances are as before.
+6. SIGKILL, which no handler sees: each binary's long run killed at
+   KMP_FAULTS_KILLS (20) points drawn from a printed seed (KMP_FAULTS_SEED
+   repeats a run), each kill point logged with the last step printed; after
+   each, `make restore-host`'s tool undoes what the crash journal holds, and
+   the host must be as before.
 
 Whatever a failing case leaves behind on the host (a pool size, a tracefs
 instance or mount that it made) is put back, and reported.
@@ -600,6 +605,40 @@ def concurrent_tests(tmp, baseline):
         report("two %s at once: both pass, host as before" % tool, problems, info)
 
 
+# ------------------------------------------------------------ 6. SIGKILL
+
+KILLS = int(os.environ.get("KMP_FAULTS_KILLS") or 20)   # per binary
+
+
+def sigkill_tests(tmp, baseline):
+    seed = int(os.environ.get("KMP_FAULTS_SEED") or time.time_ns() % 1000000007)
+    rng = random.Random(seed)
+    restore = binary("kmp_restore_host")
+    for tool, (long_args, _, _) in CONFIGS.items():
+        problems, info = [], []
+        for k in range(KILLS):
+            delay = round(rng.uniform(0.05, 1.6), 3)
+            outp = os.path.join(tmp, "sigkill.out")
+            p = start([binary(tool)] + long_args, outp)
+            time.sleep(delay)
+            killed = p.poll() is None
+            if killed:
+                os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+            with open(outp, errors="replace") as f:
+                out = f.read()
+            rc, rout, _ = run([restore], 30, tmp=tmp)
+            undone = [l for l in rout.splitlines() if "undid" in l]
+            info.append("kill %d at %.3f s%s, after: %s; restore: %s" % (
+                k + 1, delay, "" if killed else " (had ended)", sanitize(last_step(out)),
+                "%d change(s) undone" % len(undone) if undone else "nothing to undo"))
+            if rc != 0:
+                problems.append("kill %d: kmp_restore_host exit %s: %s" % (k + 1, rc, rout[-300:]))
+            check_host(baseline, "%s killed at %.3f s" % (tool, delay), problems)
+        report("SIGKILL (seed %d): %s %s at %d points, the host back after each" % (
+            seed, tool, " ".join(long_args), KILLS), problems, info)
+
+
 # ------------------------------------------------------------ main
 
 
@@ -622,6 +661,7 @@ def main():
         watchdog_env_tests(tmp, baseline)
         record_write_tests(tmp, baseline)
         concurrent_tests(tmp, baseline)
+        sigkill_tests(tmp, baseline)
         report("at least 20 runs really interrupted (%d; %d had finished)" % (injected, finished),
                [] if injected >= 20 else ["only %d" % injected],
                ["%s: %d" % kv for kv in sorted(per_tool.items())])
