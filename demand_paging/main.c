@@ -107,6 +107,7 @@ int main(int argc, char **argv)
 {
 	struct host_desc host;
 
+	test_ktap_tool("demand_paging");
 	saved_argc = argc;
 	saved_argv = argv;
 	dp_parse_options(&opts, argc, argv);
@@ -114,6 +115,7 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(1);
+	test_ktap_planned();
 	host_desc_read(&host);
 	host_desc_print(&host);
 	print_params(&opts);

@@ -189,6 +189,13 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	}
 	memstress_params_check_host(&o->ms);
+	/* One uffd per vCPU region: each region whole pages of the source. */
+	if (o->mode != UFFD_MODE_NONE && !o->one_uffd && !o->ms.shared &&
+	    o->ms.vcpu_bytes % backing_src_page_size(o->ms.src))
+		usage_error("-b '%s': with a userfaultfd per vCPU, each vCPU's memory must be whole "
+			    "%lu-byte %s pages (or -a: one userfaultfd for all of it)",
+			    o->ms.vcpu_bytes_text, (unsigned long)backing_src_page_size(o->ms.src),
+			    backing_src_name(o->ms.src));
 
 	/* The source must cover the largest run (checked now: no guest yet). */
 	max_vcpus = o->ms.nr_vcpus;

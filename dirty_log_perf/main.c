@@ -309,6 +309,7 @@ int main(int argc, char **argv)
 {
 	struct host_desc host;
 
+	test_ktap_tool("dirty_log_perf");
 	saved_argc = argc;
 	saved_argv = argv;
 	dlp_parse_options(&dlp.o, argc, argv);
@@ -316,6 +317,7 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(1);
+	test_ktap_planned();
 	host_desc_read(&host);
 	host_desc_print(&host);
 	printf("Test iterations: %lu\n", (unsigned long)dlp.o.iterations);

@@ -46,6 +46,13 @@ void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt
  * was measured so far.  Only one hook; NULL clears it.
  */
 void test_set_fail_hook(void (*hook)(bool skip, const char *reason));
+/*
+ * A benchmark names itself first thing in main(), and says when its KTAP
+ * plan is out (after ksft_set_plan()): a skip or failure before its hook is
+ * set then still prints a whole KTAP document, "ok 1 <tool> # SKIP <why>".
+ */
+void test_ktap_tool(const char *tool);
+void test_ktap_planned(void);
 
 /* True when KMP_REQUIRE_KVM=1: a missing KVM must fail instead of skip. */
 bool kvm_required(void);

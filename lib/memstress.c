@@ -118,11 +118,23 @@ void memstress_params_check_host(const struct memstress_params *p)
 			    p->shared ? " (shared, -o)" : "", (unsigned long)(mem >> 20));
 	if (p->slots < 1)
 		usage_error("-x '%u': must be at least 1", p->slots);
+	if (align < guest_map_size(p))
+		align = guest_map_size(p);
 	total = ALIGN_UP(p->vcpu_bytes, SZ_4K) * p->nr_vcpus;
+	/* One memslot: -b (and -v) are what the user gave, not -x. */
+	if (p->slots == 1 && total < align)
+		usage_error("-b '%s': %u vCPU(s) x %s is less than one %lu-byte %s page", b,
+			    p->nr_vcpus, b, (unsigned long)align, backing_src_name(p->src));
 	if (total / p->slots < align)
 		usage_error("-x '%u': %lu bytes of guest memory split %u ways leaves less than "
 			    "one %lu-byte %s page per memslot", p->slots, (unsigned long)total,
 			    p->slots, (unsigned long)align, backing_src_name(p->src));
+	/* As upstream (which asserts it): the memslots share the pages evenly. */
+	if (ALIGN_UP(total, align) / align % p->slots)
+		usage_error("-x '%u': guest memory of %lu pages of %lu bytes (-v x -b) cannot be "
+			    "split evenly into %u memslots", p->slots,
+			    (unsigned long)(ALIGN_UP(total, align) / align), (unsigned long)align,
+			    p->slots);
 	if (p->guest_map_size != SZ_4K && p->guest_map_size != SZ_2M)
 		usage_error("guest mapping size %lu: must be 4K or 2M",
 			    (unsigned long)p->guest_map_size);

@@ -184,7 +184,7 @@ class Section:
         self.schemas = set()    # schema_version of its records
 
     def counts(self):
-        c = {"pass": len(self.passed), "fail": 0, "skip": 0}
+        c = {"pass": len(self.passed), "fail": 0, "skip": 0, "interrupted": 0}
         for _, status, _ in self.excluded:
             c[status] += 1
         return c
@@ -881,14 +881,15 @@ def cmd_summary(args):
     if not os.path.isdir(args.dir):
         fail(["%s: not a result folder" % args.dir])
     sections, errors = load_set(args.dir)
-    total = {"pass": 0, "fail": 0, "skip": 0}
+    total = {"pass": 0, "fail": 0, "skip": 0, "interrupted": 0}
     out = []
     for name in sorted(sections):
         sec = sections[name]
         c = sec.counts()
         for k in total:
             total[k] += c[k]
-        status = ", ".join("%d %s" % (c[k], k) for k in ("pass", "fail", "skip") if c[k])
+        status = ", ".join("%d %s" % (c[k], k) for k in ("pass", "fail", "skip", "interrupted")
+                           if c[k])
         if sec.no_record:
             status += (", " if status else "") + "%d without a record" % len(sec.no_record)
         figs = []
@@ -909,8 +910,9 @@ def cmd_summary(args):
             out.append("#   run %d %s: %s" % (repeat, st, reason or "no reason given"))
     for e in errors:
         out.append("#   bad record %s" % e)
-    print("# %s: %d section(s); %d pass, %d fail, %d skip%s" % (
+    print("# %s: %d section(s); %d pass, %d fail, %d skip%s%s" % (
         args.dir, len(sections), total["pass"], total["fail"], total["skip"],
+        ", %d interrupted" % total["interrupted"] if total["interrupted"] else "",
         ", %d bad record(s)" % len(errors) if errors else ""))
     print("\n".join(out))
     return 0

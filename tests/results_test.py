@@ -684,6 +684,20 @@ def test_summary(a, b):
           and "1 vCPUs 151.0K pages/s" in out, out + res.stderr)
 
 
+def test_summary_interrupted(tmp, b):
+    """A record of a Ctrl-C'd run (status interrupted) is counted, not a crash."""
+    d = os.path.join(tmp, "interrupted")
+    shutil.copytree(b, d)
+    edit(d, "tlbie-page.2.json", lambda r: r.update(status="interrupted",
+                                                    reason="interrupted by SIGINT"))
+    res = run("summary", d)
+    check("summary: an interrupted run is counted as such (Ctrl-C during run.sh)",
+          res.returncode == 0 and "# tlbie-page (tlbie_bench): 2 pass, 1 fail, 1 interrupted"
+          in res.stdout and "1 interrupted" in res.stdout.splitlines()[0] and
+          "run 2 interrupted: interrupted by SIGINT" in res.stdout,
+          res.stdout + res.stderr)
+
+
 def test_chunk_format():
     """The seed-000 chunk column, like lib/report.c size_format() plus a B."""
     sys.dont_write_bytecode = True          # no scripts/__pycache__ left behind
@@ -713,6 +727,7 @@ def main():
         test_zap_tdp_mmu(tmp)
         test_sweeps(tmp)
         test_summary(a, b)
+        test_summary_interrupted(tmp, b)
         test_chunk_format()
     except Exception as e:      # a crash is a failed test, not a traceback without KTAP
         import traceback

@@ -283,6 +283,8 @@ static void on_interrupt(int sig)
 int main(int argc, char **argv)
 {
 	struct host_desc host;
+
+	test_ktap_tool("tlbie_bench");
 	saved_argc = argc;
 	saved_argv = argv;
 	tb_parse_options(&tb.o, argc, argv);
@@ -290,6 +292,7 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(1);
+	test_ktap_planned();
 	host_desc_read(&host);
 	host_desc_print(&host);
 	ksft_print_msg("%u vCPU(s) for %u s, %u pages per fork, flush: %s, %s address space%s\n",

@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 {
 	struct host_desc host;
 
+	test_ktap_tool("zap_latency");
 	saved_argc = argc;
 	saved_argv = argv;
 	zl_parse_options(&zl.o, argc, argv);
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(1);
+	test_ktap_planned();
 	host_desc_read(&host);
 	host_desc_print(&host);
 	zl.mmu = strdup(host.mmu);
