@@ -89,3 +89,16 @@ def foreign_benchmarks():
         except (OSError, ValueError, IndexError):
             continue
     return found
+
+
+def ktap_report(results):
+    """Print [(name, [problem lines])] as KTAP, problems as diagnostics; 1 if any failed."""
+    print("TAP version 13")
+    print("1..%d" % len(results))
+    for i, (name, problems) in enumerate(results, 1):
+        for p in problems:
+            print("# " + p)
+        print("%sok %d %s" % ("not " if problems else "", i, name))
+    failed = sum(1 for _, p in results if p)
+    print("# %d passed, %d failed" % (len(results) - failed, failed))
+    return 1 if failed else 0

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from kmp_testlib import BIN
+from kmp_testlib import BIN, ktap_report
 
 PARSE = r'''
 use TAP::Parser;
@@ -114,15 +114,7 @@ def main():
     want = {"pass": int(m[1]), "fail": int(m[2]), "skip": int(m[3])} if m else {"pass": -1}
     judge("smoke_basic (the kselftest harness): counts equal its # Totals", out, want)
 
-    print("TAP version 13")
-    print("1..%d" % len(results))
-    for i, (name, problems) in enumerate(results, 1):
-        for p in problems:
-            print("# " + p)
-        print("%sok %d %s" % ("not " if problems else "", i, name))
-    failed = sum(1 for _, p in results if p)
-    print("# %d passed, %d failed" % (len(results) - failed, failed))
-    return 1 if failed else 0
+    return ktap_report(results)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from kmp_testlib import BIN
+from kmp_testlib import BIN, ktap_report
 
 MIB = 1 << 20
 B = 2 * MIB                 # -b of every run: small, so 29 guests take seconds
@@ -249,15 +249,7 @@ def main():
         report("the test itself ran to the end", traceback.format_exc().splitlines())
     finally:
         subprocess.run(["rm", "-rf", tmp])
-    print("TAP version 13")
-    print("1..%d" % len(results))
-    for i, (name, problems) in enumerate(results, 1):
-        for p in problems:
-            print("# " + p)
-        print("%sok %d %s" % ("not " if problems else "", i, name))
-    failed = sum(1 for _, p in results if p)
-    print("# %d passed, %d failed" % (len(results) - failed, failed))
-    return 1 if failed else 0
+    return ktap_report(results)
 
 
 if __name__ == "__main__":
