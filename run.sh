@@ -62,6 +62,9 @@ load_configs() {
 	# after a stray UTF-8 lead byte as part of the line.
 	local LC_ALL=C
 	for f in "$CONFIGS"/*.cfg; do
+		# bash's read drops NUL bytes: "tlbie_bench\0evil" would run tlbie_benchevil.
+		[ ! -f "$f" ] || [ "$(tr -d '\000' < "$f" | wc -c)" = "$(wc -c < "$f")" ] ||
+			die "$f: contains a NUL byte"
 		[ -e "$f" ] || die "no configs in $CONFIGS"
 		lineno=0
 		while IFS= read -r line || [ -n "$line" ]; do
@@ -101,17 +104,19 @@ load_configs() {
 	done
 }
 
-in_list() {	# in_list WORD "w1 w2 ..."
-	local w
-	for w in $2; do [ "$w" = "$1" ] && return 0; done
+in_list() {	# in_list WORD "w1 w2 ...": split on blanks only, never globbed ("*" is a word)
+	local w ws
+	read -ra ws <<< "$2"
+	for w in "${ws[@]}"; do [ "$w" = "$1" ] && return 0; done
 	return 1
 }
 
 # ---- requires ------------------------------------------------------------
 # Prints why a requirement is not met; nothing when all are.
 unmet() {
-	local req size count kb free total
-	for req in $1; do
+	local req reqs size count kb free total
+	read -ra reqs <<< "$1"	# never globbed: a config's "*" stays a word
+	for req in "${reqs[@]}"; do
 		case "$req" in
 		root) [ "$(id -u)" = 0 ] || { echo "needs root"; return; } ;;
 		tracefs)
@@ -169,6 +174,13 @@ select_sections() {	# from SEL_GROUPS[] and TESTS[]
 			local found=0
 			for ((n = 0; n < ${#S_NAME[@]}; n++)); do [ "$t" = "${S_NAME[n]}" ] && found=1; done
 			[ $found = 1 ] || die "-t '$t': no such section; see --list"
+		done
+	else
+		# Each group must exist somewhere, on this arch or another.
+		for g in "${SEL_GROUPS[@]}"; do
+			local found=0
+			for ((n = 0; n < ${#S_NAME[@]}; n++)); do in_list "$g" "${S_GROUPS[n]}" && found=1; done
+			[ $found = 1 ] || die "-g '$g': no such group; see --list"
 		done
 	fi
 }
@@ -335,7 +347,8 @@ cmd_run() {
 	load_configs
 	if [ $list = 1 ]; then
 		for ((n = 0; n < ${#S_NAME[@]}; n++)); do
-			printf '%-28s %-16s groups: %s\n' "${S_NAME[n]}" "${S_FILE[n]}" "${S_GROUPS[n]}"
+			printf '%-28s %-16s groups: %s%s\n' "${S_NAME[n]}" "${S_FILE[n]}" "${S_GROUPS[n]}" \
+				"${S_ARCH[n]:+ (arch: ${S_ARCH[n]}$(in_list "$ARCH" "${S_ARCH[n]}" || echo ", not this one"))}"
 		done
 		exit 0
 	fi
@@ -350,6 +363,8 @@ cmd_run() {
 	fi
 	local label
 	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
+	# A folder name is at most 255 bytes: a long selection is named by its count.
+	[ ${#label} -le 160 ] || label="${#SELECTED[@]}-sections"
 	new_results_dir "$label"
 	echo "running ${#SELECTED[@]} section(s) x $REPEAT into $OUT"
 	run_sections "$OUT"

@@ -183,6 +183,9 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 	if (o->mem_fault_exits && o->mode == UFFD_MODE_NONE)
 		usage_error("-w: memory-fault exits resolve userfaultfd faults: add -u MISSING or "
 			    "-u MINOR");
+	if (o->repeat > 1 && !o->nr_sweep)
+		usage_error("--repeat %u: repeats each cell of a --sweep-vcpus table; a single run "
+			    "has none (use run.sh --repeat)", o->repeat);
 	if (cpu_list) {
 		if (o->nr_sweep)
 			usage_error("-c: pinning is per vCPU count; not with --sweep-vcpus");

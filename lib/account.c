@@ -11,6 +11,7 @@
 
 #include "account.h"
 #include "kvm_util.h"
+#include "parse.h"
 
 #define ACCOUNT_MAX_REGIONS 32
 
@@ -36,8 +37,9 @@ static struct account_region {
 static int nr_regions;
 
 static uint64_t startup_ns;
+static uint64_t start_ns;	/* KMP_START_NS: when bench/startup exec'd us */
 static uint32_t startup_vcpus;
-static bool startup_done;
+static bool startup_done, startup_wanted;
 
 static void account_write(void)
 {
@@ -68,10 +70,15 @@ static void account_write(void)
 
 static void __attribute__((constructor)) account_init(void)
 {
-	const char *path = getenv("KMP_ACCOUNT");
+	const char *path = getenv("KMP_ACCOUNT"), *start = getenv("KMP_START_NS");
 
 	if (!path || !*path)
 		return;
+	/* A CLOCK_MONOTONIC time in ns, from before this process started. */
+	if (start) {
+		start_ns = parse_u64_opt("KMP_START_NS", start, 1, account_clock_ns());
+		startup_wanted = true;
+	}
 	account_path = path;
 	account_on = true;
 	atexit(account_write);
@@ -144,11 +151,9 @@ void account_end(struct account_mark *m, const char *region, struct timespec mea
 
 void account_threads_ready(struct kvm_vm *vm)
 {
-	const char *start = getenv("KMP_START_NS");
-
-	if (!account_on || startup_done || !start)
+	if (!account_on || startup_done || !startup_wanted)
 		return;
-	startup_ns = account_clock_ns() - strtoull(start, NULL, 10);
+	startup_ns = account_clock_ns() - start_ns;
 	startup_vcpus = vm->nr_vcpus;
 	startup_done = true;
 }

@@ -58,6 +58,9 @@ bool kvm_required(void)
 {
 	const char *v = getenv("KMP_REQUIRE_KVM");
 
+	/* "true" or "yes" must not count as unset: only 0 and 1 mean anything. */
+	if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
+		usage_error("KMP_REQUIRE_KVM='%s': must be 0 or 1", v);
 	return v && strcmp(v, "1") == 0;
 }
 

@@ -235,6 +235,17 @@ const char *host_mmu_name(void)
  * it, QEMU's powernv machines (never hardware-accelerated) and CPUs with
  * the software-reserved implementer code 0x00 (QEMU's "-cpu max") tell.
  */
+/* KMP_EMULATED_HOST is printed in KTAP and records: one printable line, checked first. */
+static void __attribute__((constructor)) emulated_host_env_check(void)
+{
+	const char *env = getenv("KMP_EMULATED_HOST");
+
+	for (const char *c = env ? env : ""; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			usage_error("KMP_EMULATED_HOST: control character 0x%02x: must be one "
+				    "line of printable text", (unsigned char)*c);
+}
+
 static void detect_emulation(struct host_desc *d, bool cpu_impl_zero)
 {
 	const char *env = getenv("KMP_EMULATED_HOST");

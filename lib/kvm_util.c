@@ -64,6 +64,7 @@ int kvm_dev_fd(void)
 	if (kvm_fd >= 0)
 		return kvm_fd;
 
+	(void)kvm_required();	/* a bad KMP_REQUIRE_KVM is a usage error, KVM or not */
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm_fd >= 0)
 		return kvm_fd;

@@ -4,6 +4,14 @@
 # test fails too).
 # Usage: ktap-run.sh KSFT_INC BINDIR SETTINGS TEST...
 ksft=$1 bindir=$2 settings=$3
+# Before anything runs: "true" or "yes" must not pass for unset.
+case ${KMP_REQUIRE_KVM:-0} in
+0 | 1) ;;
+*)
+	echo "ktap-run.sh: KMP_REQUIRE_KVM='$KMP_REQUIRE_KVM': must be 0 or 1" >&2
+	exit 2
+	;;
+esac
 shift 3
 nr_tests=$#
 base=$(dirname "$bindir")

@@ -174,7 +174,8 @@ def binary_specs(tmp):
                                   ("overflow", "99999999999999999999"),
                                   ("trailing junk", "1,2x"), ("reversed range", "2-1"),
                                   ("empty item", "1,,2")]),
-            opt("--repeat", int_bad(1, 1000)),
+            extra(opt("--repeat", int_bad(1, 1000)),
+                  ("without --sweep-vcpus", "3", [], [])),
             opt("--json", [("empty", "")], base=["-b", "4M"]),
         ],
         "zap_latency": [

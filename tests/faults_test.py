@@ -383,7 +383,10 @@ def watchdog_env_tests(tmp, baseline):
              ("zap_latency", ["-v", "1", "-b", "4M", "-i", "1"], "abc", "KMP_WATCHDOG_SEC"),
              ("tlbie_bench", ["-t", "1"], "abc", "KMP_WATCHDOG_SEC"),
              ("dirty_log_perf", ["-b", "4M", "-i", "2"], "spin", "KMP_LOCKSTEP_WAIT"),
-             ("demand_paging", ["-b", "4M"], "", "KMP_LOCKSTEP_WAIT")]
+             ("demand_paging", ["-b", "4M"], "", "KMP_LOCKSTEP_WAIT"),
+             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "yes", "KMP_REQUIRE_KVM"),
+             ("tlbie_bench", ["-t", "1"], "true", "KMP_REQUIRE_KVM"),
+             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "x\nok 2 injected", "KMP_EMULATED_HOST")]
     for tool, args, value, var in cases:
         problems, info = [], []
         env = dict(os.environ, **{var: value})
@@ -395,12 +398,14 @@ def watchdog_env_tests(tmp, baseline):
             problems.append("%d lines of output, want 1" % len(lines))
         if "TAP version 13" in lines:
             problems.append("started a guest first (printed 'TAP version')")
-        if not any(var in l and "'%s'" % value in l for l in lines):
-            problems.append("no line names %s and '%s'" % (var, value))
+        shown = "control character" if "\n" in value else "'%s'" % value
+        if not any(var in l and shown in l for l in lines):
+            problems.append("no line names %s and %s" % (var, shown))
         check_host(baseline, "%s=%s %s" % (var, value, tool), problems)
         if problems:
             info += excerpt(out)
-        report("%s=%s %s: one-line usage error" % (var, value, tool), problems, info)
+        report("%s=%s %s: one-line usage error" % (var, value.replace("\n", "\\n"), tool),
+               problems, info)
 
 
 # ------------------------------------------------------------ 4. records and results that cannot be written

@@ -36,7 +36,7 @@ if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
 	exit 4
 fi
-echo "1..14"
+echo "1..20"
 
 # 1. --dry-run over every group named in the configs.
 groups=$(sed -n 's/^groups *= *//p' "$SRC"/configs/*.cfg | tr ' ' '\n' | sort -u)
@@ -54,7 +54,7 @@ ok $bad "dry run of every group ($(wc -w <<< "$groups") groups)"
 
 # 2. Bad usage is a clear error, exit 2.
 out=$("$RUN" -g nosuch 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "no section in group(s) nosuch" <<< "$out"
+[ $rc = 2 ] && grep -q -- "-g 'nosuch': no such group" <<< "$out"
 ok $? "unknown group is an error"
 out=$("$RUN" --repeat 0 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--repeat '0'" <<< "$out"
@@ -163,6 +163,45 @@ out=$("$RUN" compare "$a" "$b" 2>&1); rc=$?
 diag "$out"
 [ $rc = 0 ] && grep -q "total throughput: " <<< "$out"
 ok $? "compare of two real runs"
+
+# 13. An unknown group beside a known one is an error too, not ignored.
+out=$("$RUN" -g ci -g nosuch --dry-run 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "-g 'nosuch': no such group" <<< "$out"
+ok $? "-g ci -g nosuch: the unknown group is an error"
+
+# 14. A config's "*" is a word, never a glob of the current directory.
+cfg=$TMP/globcfg
+mkdir -p "$cfg" "$TMP/globcwd" && touch "$TMP/globcwd/zz_file"
+printf '[g1]\nfile = tlbie_bench\nargs = -t 1\ngroups = *\nrequires = *\n' > "$cfg/g.cfg"
+out=$(cd "$TMP/globcwd" && KMP_CONFIGS=$cfg "$RUN" -g '*' --dry-run 2>&1); rc=$?
+out2=$(cd "$TMP/globcwd" && KMP_CONFIGS=$cfg "$RUN" -g zz_file --dry-run 2>&1); rc2=$?
+diag "$out"
+[ $rc = 0 ] && grep -q "would skip: unknown requirement '\*'" <<< "$out" && [ $rc2 = 2 ]
+ok $? "a config's '*' is not glob-expanded (groups, requires)"
+
+# 15. A NUL byte in a config is an error, not dropped.
+printf '[g1]\nfile = tlbie_bench\0evil\nargs = -t 1\ngroups = ci\n' > "$cfg/g.cfg"
+out=$(KMP_CONFIGS=$cfg "$RUN" --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "contains a NUL byte" <<< "$out"
+ok $? "a NUL byte in a config is an error"
+
+# 16. --list gives each arch-bound section its arches.
+out=$("$RUN" --list 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "^zap-seed004 .*(arch: x86_64)" <<< "$out"
+ok $? "--list names the arch of arch-bound sections"
+
+# 17. Many -t sections: the results folder is still a valid name.
+rm -f "$cfg/g.cfg"
+args=()
+for i in $(seq 40); do
+	s=section-with-a-rather-long-name-$i
+	printf '[%s]\nfile = tlbie_bench\nargs = -t 1\ngroups = many\nrequires = hugetlb:2M:999999999\n' "$s" >> "$cfg/many.cfg"
+	args+=(-t "$s")
+done
+out=$(KMP_CONFIGS=$cfg "$RUN" "${args[@]}" 2>&1); rc=$?
+dir=$(sed -n 's/^results: //p' <<< "$out")
+[ $rc = 0 ] && [ -d "$dir" ] && [[ $dir == *-40-sections ]]
+ok $? "40 -t sections: a results folder named by their count"
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
