@@ -176,7 +176,8 @@ printf '[g1]\nfile = tlbie_bench\nargs = -t 1\ngroups = *\nrequires = *\n' > "$c
 out=$(cd "$TMP/globcwd" && KMP_CONFIGS=$cfg "$RUN" -g '*' --dry-run 2>&1); rc=$?
 out2=$(cd "$TMP/globcwd" && KMP_CONFIGS=$cfg "$RUN" -g zz_file --dry-run 2>&1); rc2=$?
 diag "$out"
-[ $rc = 0 ] && grep -q "would skip: unknown requirement '\*'" <<< "$out" && [ $rc2 = 2 ]
+[ $rc = 0 ] && grep -q "would skip: unknown requirement '\*'" <<< "$out" && [ $rc2 = 2 ] &&
+	grep -q -- "-g 'zz_file': no such group" <<< "$out2"
 ok $? "a config's '*' is not glob-expanded (groups, requires)"
 
 # 15. A NUL byte in a config is an error, not dropped.
