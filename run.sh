@@ -235,12 +235,19 @@ host_description() {
 	done
 }
 
-INTERRUPTED=0
-on_int() { INTERRUPTED=1; }
+INTERRUPTED=0 SIGNAL='' CHILD=''
+# SIGINT, SIGTERM or SIGHUP: stop the running benchmark (it records that it
+# was interrupted) and run nothing more.  SIGKILL cannot be caught: then the
+# benchmark gets SIGTERM as its parent dies (setpriv --pdeathsig), and the
+# folder keeps the "incomplete" mark it got when the run began.
+on_signal() {
+	INTERRUPTED=1 SIGNAL=$1
+	[ -n "$CHILD" ] && kill -s "$1" "$CHILD" 2>/dev/null
+}
 
-# run_one N REP OUTDIR [EXTRA_ARGS...]: one run of section N; prints its status word.
+# run_one N REP OUTDIR [EXTRA_ARGS...]: one run of section N; sets STATUS.
 run_one() {
-	local n=$1 rep=$2 out=$3 name status rc why
+	local n=$1 rep=$2 out=$3 name rc why
 	shift 3
 	name=${S_NAME[n]}
 	local -a argv
@@ -248,21 +255,26 @@ run_one() {
 	why=$(unmet "${S_REQ[n]}")
 	if [ -n "$why" ]; then
 		echo "skip: $why" > "$out/$name.$rep.log"
-		echo "SKIP $why"
+		STATUS="SKIP $why"
 		return
 	fi
 	[ -x "$BIN/${S_FILE[n]}" ] || die "$BIN/${S_FILE[n]} not found: run 'make' first (or set KMP_BIN)"
-	timeout --foreground -k 10 "${S_TIMEOUT[n]}" "$BIN/${S_FILE[n]}" "${argv[@]}" "$@" \
-		--json "$out/$name.$rep.json" > "$out/$name.$rep.log" 2>&1 < /dev/null
+	setpriv --pdeathsig TERM timeout --foreground -k 10 "${S_TIMEOUT[n]}" \
+		"$BIN/${S_FILE[n]}" "${argv[@]}" "$@" --json "$out/$name.$rep.json" \
+		> "$out/$name.$rep.log" 2>&1 < /dev/null &
+	CHILD=$!
+	# A trapped signal ends wait early: wait again until the benchmark is gone.
+	while ! wait "$CHILD" && kill -0 "$CHILD" 2>/dev/null; do :; done
+	wait "$CHILD"
 	rc=$?
+	CHILD=
 	case $rc in
-	0) status=PASS ;;
-	4) status="SKIP $(grep -m1 '# SKIP' "$out/$name.$rep.log" | sed 's/.*# SKIP:* *//')" ;;
-	124|137) status="FAIL timeout after ${S_TIMEOUT[n]} s" ;;
-	130) status="FAIL interrupted" ;;
-	*) status="FAIL exit $rc" ;;
+	0) STATUS=PASS ;;
+	4) STATUS="SKIP $(grep -m1 '# SKIP' "$out/$name.$rep.log" | sed 's/.*# SKIP:* *//')" ;;
+	124|137) STATUS="FAIL timeout after ${S_TIMEOUT[n]} s" ;;
+	129|130|143) STATUS="FAIL interrupted by SIG$(kill -l $((rc - 128)))" ;;
+	*) STATUS="FAIL exit $rc" ;;
 	esac
-	echo "$status"
 }
 
 # ktap_line OUTDIR LINE: append to the KTAP summary; a full disk is fatal, not silent.
@@ -287,7 +299,12 @@ run_sections() {
 	if ! err=$( { host_description > "$out/host.txt"; } 2>&1 ); then
 		die "cannot write $out/host.txt: ${err##*: }"
 	fi
-	trap on_int INT TERM
+	# Until the last run ends: compare warns about a folder that still has it.
+	echo "run.sh (pid $$) began $(date -u +%Y-%m-%dT%H:%M:%SZ) and has not finished: $total run(s) planned" \
+		> "$out/incomplete" || die "cannot write $out/incomplete"
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
 	for n in "${SELECTED[@]}"; do
 		for ((rep = 1; rep <= REPEAT; rep++)); do
 			if [ $INTERRUPTED = 1 ]; then
@@ -297,10 +314,13 @@ run_sections() {
 			i=$((i + 1))
 			printf '[%d/%d] %s (run %d/%d) ... ' "$i" "$total" "${S_NAME[n]}" "$rep" "$REPEAT"
 			t0=$(date +%s)
-			status=$(run_one "$n" "$rep" "$out" "$@")
+			run_one "$n" "$rep" "$out" "$@"
+			status=$STATUS
 			t1=$(date +%s)
-			# The benchmark died of the Ctrl-C (bash then skips its own trap).
-			[ "$status" = "FAIL interrupted" ] && INTERRUPTED=1
+			# The benchmark died of a Ctrl-C that reached it first.
+			if [ $INTERRUPTED = 0 ] && [[ $status == "FAIL interrupted by SIG"* ]]; then
+				INTERRUPTED=1 SIGNAL=${status#FAIL interrupted by SIG}
+			fi
 			case "$status" in
 			PASS) echo "${C_OK}ok${C_OFF} ($((t1 - t0)) s)"
 			      ktap_line "$out" "ok $i ${S_NAME[n]}.$rep" ;;
@@ -311,10 +331,14 @@ run_sections() {
 			esac
 		done
 	done
-	trap - INT TERM
-	if [ ${#notrun[@]} -gt 0 ]; then
-		echo "interrupted: did not run: ${notrun[*]}"
-		ktap_line "$out" "# interrupted: did not run: ${notrun[*]}"
+	trap - INT TERM HUP
+	if [ $INTERRUPTED = 1 ]; then
+		echo "interrupted by SIG$SIGNAL${notrun[*]:+: did not run: ${notrun[*]}}"
+		ktap_line "$out" "# interrupted by SIG$SIGNAL${notrun[*]:+: did not run: ${notrun[*]}}"
+		echo "interrupted by SIG$SIGNAL after $i of $total run(s)${notrun[*]:+; did not run: ${notrun[*]}}" \
+			> "$out/incomplete"
+	else
+		rm -f "$out/incomplete"
 	fi
 }
 
@@ -323,7 +347,7 @@ finish() {	# print where things are and the verdict
 	failed=$(grep -c '^not ok' "$out/summary.ktap")
 	[ -x "$PY" ] && [ -f "$RESULTS_PY" ] && "$PY" "$RESULTS_PY" summary "$out"
 	echo "results: $out"
-	[ $INTERRUPTED = 1 ] && exit 130
+	[ $INTERRUPTED = 1 ] && exit $((128 + $(kill -l "$SIGNAL")))
 	[ "$failed" = 0 ] || exit 1
 	exit 0
 }

@@ -233,6 +233,15 @@ def load_set(folder):
     return sections, errors
 
 
+def incomplete_note(folder):
+    """run.sh's mark on a folder whose run was interrupted or is still going, or None."""
+    try:
+        with open(os.path.join(folder, "incomplete"), errors="replace") as f:
+            return one_line(f.read().strip()) or "no reason given"
+    except OSError:
+        return None
+
+
 def param_diff(a, b):
     """The keys whose values differ, as 'key (A vs B)'."""
     out = []
@@ -673,6 +682,11 @@ def cmd_compare(args):
         fail(errors)        # nothing on stdout: no table from bad data
 
     print("# compare BASE %s -> NEW %s" % (args.base, args.new))
+    for label, folder in (("BASE", args.base), ("NEW", args.new)):
+        note = incomplete_note(folder)
+        if note:
+            print("# warning: %s %s is incomplete (%s): its figures may lack runs, and a "
+                  "record may be from a run stopped midway" % (label, folder, note))
     hb, hn = host_line(base), host_line(new)
     for label, h in (("BASE", hb), ("NEW ", hn)):
         if h:
@@ -910,6 +924,9 @@ def cmd_summary(args):
             out.append("#   run %d %s: %s" % (repeat, st, reason or "no reason given"))
     for e in errors:
         out.append("#   bad record %s" % e)
+    note = incomplete_note(args.dir)
+    if note:
+        print("# warning: %s is incomplete: %s" % (args.dir, note))
     print("# %s: %d section(s); %d pass, %d fail, %d skip%s%s" % (
         args.dir, len(sections), total["pass"], total["fail"], total["skip"],
         ", %d interrupted" % total["interrupted"] if total["interrupted"] else "",

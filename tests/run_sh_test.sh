@@ -36,7 +36,7 @@ if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
 	exit 4
 fi
-echo "1..20"
+echo "1..23"
 
 # 1. --dry-run over every group named in the configs.
 groups=$(sed -n 's/^groups *= *//p' "$SRC"/configs/*.cfg | tr ' ' '\n' | sort -u)
@@ -203,6 +203,41 @@ out=$(KMP_CONFIGS=$cfg "$RUN" "${args[@]}" 2>&1); rc=$?
 dir=$(sed -n 's/^results: //p' <<< "$out")
 [ $rc = 0 ] && [ -d "$dir" ] && [[ $dir == *-40-sections ]]
 ok $? "40 -t sections: a results folder named by their count"
+
+# 18. SIGHUP or SIGTERM to run.sh alone (not its group): the benchmark is
+# stopped too (its record says so), the folder is marked incomplete, the
+# summary says which signal, and run.sh exits 128 + the signal.
+for sig in HUP TERM; do
+	KMP_CONFIGS=$TMP/cfg setsid "$RUN" -g t > "$TMP/sig.out" 2>&1 &
+	pid=$!
+	sleep 3
+	kill -s $sig "$pid"
+	wait "$pid"; rc=$?
+	dir=$(sed -n 's/^running .* into //p' "$TMP/sig.out")
+	sleep 1
+	diag "$(cat "$TMP/sig.out")"
+	[ $rc = $((128 + $(kill -l $sig))) ] && ! pgrep -x tlbie_bench > /dev/null &&
+		grep -q "^# interrupted by SIG$sig: did not run: slow-b.1" "$dir/summary.ktap" &&
+		grep -q "interrupted by SIG$sig" "$dir/incomplete" &&
+		grep -q '"status": *"interrupted"' "$dir/slow-a.1.json"
+	ok $? "SIG$sig to run.sh: the benchmark stops, the folder is marked (rc=$rc)"
+done
+
+# 19. SIGKILL to run.sh: the benchmark still stops (SIGTERM as its parent
+# dies), the folder keeps its incomplete mark, and compare warns about it.
+KMP_CONFIGS=$TMP/cfg setsid "$RUN" -g t > "$TMP/kill.out" 2>&1 &
+pid=$!
+sleep 3
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+dir=$(sed -n 's/^running .* into //p' "$TMP/kill.out")
+sleep 2
+out=$("$RUN" compare "$dir" "$dir" 2>&1)
+diag "$out"
+! pgrep -x tlbie_bench > /dev/null && [ -s "$dir/incomplete" ] &&
+	grep -q '"status": *"interrupted"' "$dir/slow-a.1.json" &&
+	grep -q "warning: BASE $dir is incomplete" <<< "$out"
+ok $? "SIGKILL to run.sh: the benchmark stops, compare warns about the folder"
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
