@@ -275,6 +275,15 @@ run_one() {
 	129|130|143) STATUS="FAIL interrupted by SIG$(kill -l $((rc - 128)))" ;;
 	*) STATUS="FAIL exit $rc" ;;
 	esac
+	# A full filesystem leaves the log empty: say so, since nothing else can.
+	if [[ $STATUS == FAIL* ]] && [ ! -s "$out/$name.$rep.log" ]; then
+		local free
+		free=$(stat -f -c '%a %f' "$out" 2>/dev/null)
+		case "$free" in
+		"0 "* | *" 0") STATUS="$STATUS: no space left on the filesystem of $out (the log is empty)" ;;
+		*) STATUS="$STATUS (the log is empty)" ;;
+		esac
+	fi
 }
 
 # ktap_line OUTDIR LINE: append to the KTAP summary; a full disk is fatal, not silent.
@@ -296,12 +305,16 @@ run_sections() {
 	if ! err=$( { printf 'TAP version 13\n1..%s\n' "$total" > "$out/summary.ktap"; } 2>&1 ); then
 		die "cannot write $out/summary.ktap: ${err##*: }"
 	fi
-	if ! err=$( { host_description > "$out/host.txt"; } 2>&1 ); then
+	# A write error inside the function does not fail it: check what it said and wrote.
+	err=$( { host_description > "$out/host.txt"; } 2>&1 )
+	if [ -n "$err" ] || [ ! -s "$out/host.txt" ]; then
 		die "cannot write $out/host.txt: ${err##*: }"
 	fi
 	# Until the last run ends: compare warns about a folder that still has it.
-	echo "run.sh (pid $$) began $(date -u +%Y-%m-%dT%H:%M:%SZ) and has not finished: $total run(s) planned" \
-		> "$out/incomplete" || die "cannot write $out/incomplete"
+	if ! err=$( { echo "run.sh (pid $$) began $(date -u +%Y-%m-%dT%H:%M:%SZ) and has not" \
+		"finished: $total run(s) planned" > "$out/incomplete"; } 2>&1 ); then
+		die "cannot write $out/incomplete: ${err##*: }"
+	fi
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP

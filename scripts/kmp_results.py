@@ -225,12 +225,36 @@ def load_set(folder):
         except BadData as e:
             sec.bad = True
             errors.append("%s: %s" % (path, e))
-    for fname in names:         # a log without a record: the run died hard
+    verdicts = ktap_verdicts(folder)
+    for fname in names:         # a log without a record: summary.ktap has its verdict
         m = LOG_NAME.match(fname)
         if m and not os.path.exists(os.path.join(folder, fname[:-4] + ".json")):
-            sections.setdefault(m["section"], Section(m["section"])).no_record.append(
-                int(m["repeat"]))
+            sec = sections.setdefault(m["section"], Section(m["section"]))
+            v = verdicts.get((m["section"], int(m["repeat"])))
+            if v:
+                sec.excluded.append((int(m["repeat"]), v[0], v[1] + " (no record)"))
+            else:       # the run died hard, before run.sh could say how it ended
+                sec.no_record.append(int(m["repeat"]))
     return sections, errors
+
+
+KTAP_RESULT = re.compile(r"^(?P<not>not )?ok \d+ (?P<section>\S+)\.(?P<repeat>[1-9][0-9]*)"
+                         r"(?: # (?P<skip>SKIP )?(?P<reason>.*))?$")
+
+
+def ktap_verdicts(folder):
+    """run.sh's summary.ktap, {(section, repeat): (status, reason)}: one source of truth."""
+    out = {}
+    try:
+        with open(os.path.join(folder, "summary.ktap"), errors="replace") as f:
+            for line in f:
+                m = KTAP_RESULT.match(line.rstrip("\n"))
+                if m:
+                    status = "fail" if m["not"] else "skip" if m["skip"] else "pass"
+                    out[(m["section"], int(m["repeat"]))] = (status, m["reason"] or "")
+    except OSError:
+        pass
+    return out
 
 
 def incomplete_note(folder):

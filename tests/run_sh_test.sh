@@ -36,7 +36,7 @@ if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
 	exit 4
 fi
-echo "1..23"
+echo "1..26"
 
 # 1. --dry-run over every group named in the configs.
 groups=$(sed -n 's/^groups *= *//p' "$SRC"/configs/*.cfg | tr ' ' '\n' | sort -u)
@@ -238,6 +238,33 @@ diag "$out"
 	grep -q '"status": *"interrupted"' "$dir/slow-a.1.json" &&
 	grep -q "warning: BASE $dir is incomplete" <<< "$out"
 ok $? "SIGKILL to run.sh: the benchmark stops, compare warns about the folder"
+
+# 20. A run that skipped before writing a record: the summary counts it as
+# summary.ktap does (one source of truth), with the reason.
+printf '[skipper]\nfile = dirty_log_perf\nargs = -b 4M -n\ngroups = sk\n' > "$cfg/sk.cfg"
+out=$(KMP_CONFIGS=$cfg "$RUN" -g sk 2>&1); rc=$?
+diag "$out"
+[ $rc = 0 ] && grep -q "0 pass, 0 fail, 1 skip" <<< "$out" &&
+	grep -q "run 1 skip: -n: nested" <<< "$out"
+ok $? "a skip without a record is counted as summary.ktap says"
+
+# 21. A results filesystem that fills up: host.txt never silently empty, and
+# a run whose log could not be written says that the disk is full.
+for size in 4k 12k; do
+	mnt=$TMP/full-$size
+	mkdir -p "$mnt"
+	if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=$size tmpfs "$mnt" 2>/dev/null; then
+		ok 0 "results on a $size tmpfs # SKIP needs root to mount a tmpfs"
+		continue
+	fi
+	out=$("$RUN" -t tlbie-seed001 --results "$mnt" 2>&1); rc=$?
+	dir=$(sed -n 's/^running .* into //p' <<< "$out")
+	diag "$out"
+	[ $rc != 0 ] && grep -qi "no space left" <<< "$out" &&
+		{ [ ! -e "$dir/host.txt" ] || [ -s "$dir/host.txt" ] || grep -q "cannot write $dir/host.txt" <<< "$out"; }
+	ok $? "results on a $size tmpfs: a clear 'no space left', never a silent empty host.txt"
+	umount "$mnt"
+done
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
