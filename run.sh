@@ -408,18 +408,31 @@ cmd_run() {
 	finish "$OUT"
 }
 
+# results_folder DIR: DIR itself, or the one run folder a --results parent holds.
+results_folder() {
+	local d=$1
+	local -a runs
+	if [ -e "$d/summary.ktap" ] || compgen -G "$d/*.json" > /dev/null; then
+		echo "$d"
+		return
+	fi
+	mapfile -t runs < <(find "$d" -mindepth 2 -maxdepth 2 -name summary.ktap -printf '%h\n' | sort)
+	case ${#runs[@]} in
+	1) echo "${runs[0]}" ;;
+	0) die "compare: '$d' is not a results folder (no summary.ktap or records)" ;;
+	*) die "compare: '$d' holds ${#runs[@]} results folders; name one: ${runs[*]##*/}" ;;
+	esac
+}
+
 cmd_compare() {
 	[ $# = 2 ] || die "usage: run.sh compare BASE NEW"
-	local d
+	local d base new
 	for d in "$1" "$2"; do
 		[ -d "$d" ] || die "compare: '$d' is not a results folder (it does not exist)"
 	done
-	for d in "$1" "$2"; do
-		if ! [ -e "$d/summary.ktap" ] && ! compgen -G "$d/*.json" > /dev/null; then
-			die "compare: '$d' is not a results folder (no summary.ktap or records)"
-		fi
-	done
-	exec "$PY" "$RESULTS_PY" compare "$1" "$2"
+	base=$(results_folder "$1") || exit 2
+	new=$(results_folder "$2") || exit 2
+	exec "$PY" "$RESULTS_PY" compare "$base" "$new"
 }
 
 # sweep TEST --vary VAR=v1,v2,...: the section once per value, then the table and plot.

@@ -36,7 +36,7 @@ if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
 	exit 4
 fi
-echo "1..26"
+echo "1..28"
 
 # 1. --dry-run over every group named in the configs.
 groups=$(sed -n 's/^groups *= *//p' "$SRC"/configs/*.cfg | tr ' ' '\n' | sort -u)
@@ -247,6 +247,19 @@ diag "$out"
 [ $rc = 0 ] && grep -q "0 pass, 0 fail, 1 skip" <<< "$out" &&
 	grep -q "run 1 skip: -n: nested" <<< "$out"
 ok $? "a skip without a record is counted as summary.ktap says"
+
+# 22. compare takes a --results parent holding one run, and names the runs
+# of a parent holding more.
+for p in par1 par2; do
+	KMP_CONFIGS=$cfg "$RUN" -g sk --results "$TMP/$p" > /dev/null 2>&1
+done
+out=$("$RUN" compare "$TMP/par1" "$TMP/par2" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "^# compare BASE $TMP/par1/.*-sk -> NEW $TMP/par2/.*-sk" <<< "$out"
+ok $? "compare of two --results parents with one run each"
+KMP_CONFIGS=$cfg "$RUN" -g sk --results "$TMP/par2" > /dev/null 2>&1
+out=$("$RUN" compare "$TMP/par1" "$TMP/par2" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "'$TMP/par2' holds 2 results folders; name one" <<< "$out"
+ok $? "compare of a parent with two runs names them"
 
 # 21. A results filesystem that fills up: host.txt never silently empty, and
 # a run whose log could not be written says that the disk is full.
