@@ -267,8 +267,9 @@ install: all
 	$(Q)cp $(SRC)/configs/*.cfg $(INSTALL_PATH)/configs/
 	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(INSTALL_PATH)/scripts/
 	$(Q)cp $(SRC)/docs/results-schema.json $(SRC)/docs/results-schema.v1.json $(INSTALL_PATH)/docs/
-	$(Q)for t in $(notdir $(RUN_TESTS_BINS)); do echo "$(COLLECTION):$$t"; done \
-		> $(INSTALL_PATH)/kselftest-list.txt
+	@# Every test binary is listed, so run_kselftest.sh -t picks any of them.
+	$(Q)for t in $(notdir $(RUN_TESTS_BINS) $(UNIT_BIN) $(SMOKE_BINS)); do \
+		echo "$(COLLECTION):$$t"; done > $(INSTALL_PATH)/kselftest-list.txt
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -16,19 +16,19 @@ check() {	# check NAME CONDITION_RC OUTPUT
 	fi
 }
 echo "TAP version 13"
-echo "1..7"
+echo "1..10"
 
 out=$(make -s -C "$src" ARCH=mips 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
 	printf '%s' "$out" | grep -q 'ARCH=mips is not supported; use one of: x86_64 arm64 powerpc'
 check "unsupported ARCH: one line listing x86_64 arm64 powerpc" $? "$out"
 
-out=$(make -s -C "$src" ARCH=aarch64 -B -n all 2>&1); rc=$?
-[ $rc -eq 0 ] && printf '%s' "$out" | grep -q 'aarch64-linux-gnu-gcc\|cross-sysroot'
-check "ARCH=aarch64 is arm64, cross compiled with aarch64-linux-gnu-" $? "$out"
-
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
+# make -n still writes generated headers: into a scratch OUTPUT, never build/arm64.
+out=$(make -s -C "$src" ARCH=aarch64 OUTPUT="$cache/arm64" -B -n all 2>&1); rc=$?
+[ $rc -eq 0 ] && printf '%s' "$out" | grep -q 'aarch64-linux-gnu-gcc\|cross-sysroot'
+check "ARCH=aarch64 is arm64, cross compiled with aarch64-linux-gnu-" $? "$out"
 out=$(KMP_EMU_KERNEL_PKG=linux-image-kmp-no-such-version-arm64 \
 	"$src/scripts/emu/fetch.sh" arm64 "$cache/emu" 2>&1); rc=$?
 [ $rc -ne 0 ] && printf '%s' "$out" | grep -q 'FAILED to fetch Debian package linux-image-kmp-no-such-version-arm64:arm64' &&
@@ -52,6 +52,22 @@ check "emu/check-hosts.sh: a host line without its list is refused" $? "$out"
 out=$("$src/scripts/emu/boot.sh" sparc "$cache" /dev/null 2>&1); rc=$?
 [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "unsupported ARCH 'sparc' (x86_64, arm64 or powerpc)"
 check "emu/boot.sh: an unsupported ARCH is refused" $? "$out"
+
+# make install: every test binary is in kselftest-list.txt, and the kernel's
+# run_kselftest.sh -t runs one of them from the installed tree.
+out=$(make -s -C "$src" install INSTALL_PATH="$cache/inst" 2>&1); rc=$?
+missing=""
+for t in dirty_log_perf demand_paging zap_latency tlbie_bench unit_tests smoke_basic \
+	smoke_dirty_log_perf smoke_zap_latency; do
+	grep -qx "kvm-mmu-perf:$t" "$cache/inst/kselftest-list.txt" 2>/dev/null || missing="$missing $t"
+done
+[ $rc -eq 0 ] && [ -z "$missing" ]
+check "make install lists every test binary in kselftest-list.txt" $? "$out${missing:+ missing:$missing}"
+out=$(cd "$cache/inst" && ./run_kselftest.sh -t kvm-mmu-perf:smoke_basic 2>&1); rc=$?
+printf '%s' "$out" | grep -q '^ok 1 selftests: kvm-mmu-perf: smoke_basic'
+check "run_kselftest.sh -t kvm-mmu-perf:smoke_basic runs it" $? "$out"
+[ ! -d "$src/build/arm64" ] || [ -d "$src/build/arm64/bin" ] || [ -d "$src/build/arm64/sysroot" ]
+check "the checks leave no stray build/arm64 behind" $? "$(ls "$src/build/arm64" 2>&1)"
 
 echo "# Totals: pass:$((n - fails)) fail:$fails"
 [ $fails -eq 0 ]
