@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "scratch.h"
+
 /*
  * A new empty file (mkstemp) under $TMPDIR (else /tmp), named after stem;
  * its path in buf.  Fails the calling test's process if it cannot.

@@ -64,10 +64,16 @@ run_nobody() {	# run_nobody LOG [ENV...]: as user nobody, /dev/kvm there but 060
 	chown -R root "$work"
 	return $rc
 }
-check() {	# check NAME HOW: exit 0, every result a pass or skip, the banner
-	local log=$work/$2.log rc
+check() {	# check NAME HOW: exit 0, every result a pass or skip, the banner, no litter
+	local log=$work/$2.log rc before after
+	before=$(ls -d /tmp/kmp* 2>/dev/null | grep -v "^$work" | sort)
 	"run_$2" "$log" KMP_REQUIRE_KVM=0
 	rc=$?
+	after=$(ls -d /tmp/kmp* 2>/dev/null | grep -v "^$work" | sort)
+	if [ "$before" != "$after" ]; then
+		echo "# left in /tmp by skipped tests: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+		rc=99
+	fi
 	if [ $rc = 0 ] && grep -q '^## NO GUEST RAN' "$log" && grep -q '# SKIP' "$log" &&
 	   ! grep -q '^not ok' "$log"; then
 		result 0 "$1: exit 0, skips, and 'NO GUEST RAN' ($(tail -n 6 "$log" | grep -m1 passed))"

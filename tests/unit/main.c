@@ -10,6 +10,7 @@
  */
 #include "kselftest_harness.h"
 #include "require.h"
+#include "scratch.h"
 
 #include "parse_test.inc"
 #include "report_test.inc"
