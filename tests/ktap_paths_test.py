@@ -3,7 +3,8 @@
 """Every way a binary ends, usage errors aside, is valid KTAP (TAP::Parser).
 
 Each benchmark passing on a tiny guest, skipping where no guest can run (as
-user nobody: /dev/kvm is 0600 root), skipping for a feature this host lacks
+user nobody: /dev/kvm is 0600 root) and failing there under KMP_REQUIRE_KVM=1,
+skipping for a feature this host lacks
 (tlbie_bench --flush hv, dirty_log_perf -n and a guest mode it lacks, all
 decided while parsing options), and interrupted by SIGINT mid-run; a
 harness test binary too.  Perl's TAP::Parser (the TAP 13 parser prove(1)
@@ -100,9 +101,12 @@ def main():
         rc, out = interrupted(tool)
         judge("%s interrupted by SIGINT (exit %d)" % (tool, rc), out, {"fail": 1})
         if os.geteuid() == 0:
-            rc, out = run(NOBODY + [b] + TINY[tool])
+            rc, out = run(NOBODY + ["env", "KMP_REQUIRE_KVM=0", b] + TINY[tool])
             judge("%s as nobody, no /dev/kvm access: skips (exit %d)" % (tool, rc), out,
                   {"skip": 1})
+            rc, out = run(NOBODY + ["env", "KMP_REQUIRE_KVM=1", b] + TINY[tool])
+            judge("%s as nobody under KMP_REQUIRE_KVM=1: fails (exit %d)" % (tool, rc), out,
+                  {"fail": 1})
     for tool, args in (("tlbie_bench", ["-t", "1", "--flush", "hv"]),
                        ("dirty_log_perf", ["-b", "4M", "-n"]),
                        ("dirty_log_perf", ["-b", "4M", "-m", "1"])):
