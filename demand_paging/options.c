@@ -14,6 +14,7 @@
 #include "dp.h"
 #include "guest_modes.h"
 #include "parse.h"
+#include "report.h"
 #include "record.h"
 #include "topology.h"
 
@@ -194,11 +195,15 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 	memstress_params_check_host(&o->ms);
 	/* One uffd per vCPU region: each region whole pages of the source. */
 	if (o->mode != UFFD_MODE_NONE && !o->one_uffd && !o->ms.shared &&
-	    o->ms.vcpu_bytes % backing_src_page_size(o->ms.src))
+	    o->ms.vcpu_bytes % backing_src_page_size(o->ms.src)) {
+		char typed[32];
+
 		usage_error("-b '%s': with a userfaultfd per vCPU, each vCPU's memory must be whole "
 			    "%lu-byte %s pages (or -a: one userfaultfd for all of it)",
-			    o->ms.vcpu_bytes_text, (unsigned long)backing_src_page_size(o->ms.src),
-			    backing_src_name(o->ms.src));
+			    o->ms.vcpu_bytes_text ?:
+			    size_format(o->ms.vcpu_bytes, typed, sizeof(typed)),
+			    (unsigned long)backing_src_page_size(o->ms.src), backing_src_name(o->ms.src));
+	}
 
 	/* The source must cover the largest run (checked now: no guest yet). */
 	max_vcpus = o->ms.nr_vcpus;

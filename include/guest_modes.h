@@ -40,7 +40,10 @@ unsigned int guest_mode_pa_bits(enum guest_mode m);
 unsigned int guest_mode_page_size(enum guest_mode m);
 bool guest_mode_supported(enum guest_mode m);	/* on this build's ARCH */
 enum guest_mode guest_mode_default(void);
-/* Parse -m; an unknown or unsupported mode is a one-line usage error listing the supported ones. */
+/*
+ * Parse -m: an ID out of range is a one-line usage error; a mode this host
+ * does not run skips (exit 4), listing the supported ones.
+ */
 enum guest_mode guest_mode_parse_opt(const char *opt, const char *s);
 /* -h's list of every mode ID, those this host runs marked "(supported)". */
 void guest_modes_print_help(void);

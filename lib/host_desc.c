@@ -229,12 +229,6 @@ const char *host_mmu_name(void)
 	return m == HOST_MMU_PVM ? "kvm_pvm shadow" : m == HOST_MMU_NONE ? "no" : mmu_names[m];
 }
 
-/*
- * A KVM host that QEMU emulates in software: its timings are not bare-metal
- * figures.  scripts/emu/boot.sh says so through KMP_EMULATED_HOST; without
- * it, QEMU's powernv machines (never hardware-accelerated) and CPUs with
- * the software-reserved implementer code 0x00 (QEMU's "-cpu max") tell.
- */
 /* KMP_EMULATED_HOST is printed in KTAP and records: one printable line, checked first. */
 static void __attribute__((constructor)) emulated_host_env_check(void)
 {
@@ -246,6 +240,12 @@ static void __attribute__((constructor)) emulated_host_env_check(void)
 				    "line of printable text", (unsigned char)*c);
 }
 
+/*
+ * A KVM host that QEMU emulates in software: its timings are not bare-metal
+ * figures.  scripts/emu/boot.sh says so through KMP_EMULATED_HOST; without
+ * it, QEMU's powernv machines (never hardware-accelerated) and CPUs with
+ * the software-reserved implementer code 0x00 (QEMU's "-cpu max") tell.
+ */
 static void detect_emulation(struct host_desc *d, bool cpu_impl_zero)
 {
 	const char *env = getenv("KMP_EMULATED_HOST");

@@ -20,6 +20,7 @@ static int kvm_fd = -1;
 static const char *kvm_open_advice(int err)
 {
 	static char why[256];
+	struct group *grp;
 	struct stat st;
 
 	if (err == ENOENT)
@@ -29,11 +30,11 @@ static const char *kvm_open_advice(int err)
 		if (stat("/dev/kvm", &st))
 			return "/dev/kvm: permission denied; run as root";
 		/* Name the group only where one owns the node and it is not root's. */
-		if (st.st_gid && getgrgid(st.st_gid))
+		grp = st.st_gid ? getgrgid(st.st_gid) : NULL;
+		if (grp)
 			snprintf(why, sizeof(why), "/dev/kvm (mode %04o, group %s): permission "
 				 "denied; run as root or add this user to group %s",
-				 st.st_mode & 07777, getgrgid(st.st_gid)->gr_name,
-				 getgrgid(st.st_gid)->gr_name);
+				 st.st_mode & 07777, grp->gr_name, grp->gr_name);
 		else
 			snprintf(why, sizeof(why), "/dev/kvm (mode %04o, owned by uid %u gid %u): "
 				 "permission denied; run as root", st.st_mode & 07777,

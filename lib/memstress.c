@@ -261,13 +261,11 @@ static void wait_release(struct memstress *ms, uint64_t done)
 static void vcpu_pass_done(struct memstress *ms, struct kvm_vcpu *vcpu, const struct ucall *uc)
 {
 	struct memstress_vcpu_stats *st = &ms->stats[vcpu->id];
-	uint64_t iteration = uc->args[1];
+	uint64_t iteration = uc->args[1], done;
 
 	TEST_ASSERT(uc->nargs == 5 && uc->args[0] == MEMSTRESS_SYNC_PASS,
 		    "vCPU %u: unexpected SYNC (%lu args, tag 0x%lx)", vcpu->id,
 		    (unsigned long)uc->nargs, (unsigned long)uc->args[0]);
-	uint64_t done;
-
 	__atomic_add_fetch(&st->reads, uc->args[2], __ATOMIC_RELAXED);
 	__atomic_add_fetch(&st->writes, uc->args[3], __ATOMIC_RELAXED);
 	if (uc->args[4]) {
