@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "host_state.h"
+#include "test_util.h"
 
 #define HOST_STATE_MAX_ENTRIES	64
 #define HOST_STATE_PATH_MAX	256
@@ -91,6 +92,7 @@ static volatile sig_atomic_t journal_live;	/* its records not yet done */
 static int journal_next;			/* number of its next record */
 static uint64_t journal_start;			/* our start time, for the header */
 static bool journal_warned;
+static volatile sig_atomic_t journal_keep;	/* KMP_JOURNAL_KEEP=1: never unlinked */
 static pid_t recovered_pid;			/* process that ran recovery */
 
 /* Signals after which the host is put back before the process dies. */
@@ -235,7 +237,7 @@ static void entry_retire(struct host_state_entry *e)
 	memcpy(s - 5, "done ", 5);
 	journal_append(s - 5, line + sizeof(line) - (s - 5));
 	e->jseq = -1;
-	if (!__atomic_sub_fetch(&journal_live, 1, __ATOMIC_SEQ_CST)) {
+	if (!__atomic_sub_fetch(&journal_live, 1, __ATOMIC_SEQ_CST) && !journal_keep) {
 		unlink(journal_path);
 		journal_created = 0;
 	}
@@ -445,6 +447,20 @@ static const char *journal_dir(void)
 	return dir && *dir ? dir : JOURNAL_DEFAULT_DIR;
 }
 
+/*
+ * KMP_JOURNAL_KEEP=1 keeps every journal, its records marked done, when a
+ * process or a recoverer would remove it: a test reads from it what a run
+ * changed and checks just those knobs.
+ */
+static bool journal_keep_env(void)
+{
+	const char *v = getenv("KMP_JOURNAL_KEEP");
+
+	if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
+		usage_error("KMP_JOURNAL_KEEP='%s': must be 0 or 1", v);
+	return v && !strcmp(v, "1");
+}
+
 /* mkdir -p, private: the journals name what this host runs. */
 static int mkdir_p(const char *dir)
 {
@@ -493,6 +509,7 @@ static void journal_prepare(void)
 	journal_created = 0;
 	journal_live = 0;
 	journal_next = 0;
+	journal_keep = journal_keep_env();
 	journal_path[0] = '\0';
 	err = mkdir_p(dir);
 	if (!err)
@@ -1131,7 +1148,6 @@ static bool owner_alive(pid_t pid, uint64_t start, const char *name)
 	return true;
 }
 
-/* Undo what journal dir/name holds if its owner is dead. Returns how many. */
 /* One journal being recovered, for undo_in_order. */
 struct recovery {
 	const struct journal *j;
@@ -1161,8 +1177,9 @@ static void rec_undo(void *ctx, int i)
 	r->keep |= ret == -EACCES || ret == -EPERM;
 }
 
+/* Undo what journal dir/name holds if its owner is dead. Returns how many. */
 static int recover_file(int dfd, const char *name, pid_t pid, uint64_t start,
-			const char *boot)
+			const char *boot, bool keep_file)
 {
 	struct journal j = { .pid = pid, .comm = "?" };
 	bool keep = false;
@@ -1199,7 +1216,7 @@ static int recover_file(int dfd, const char *name, pid_t pid, uint64_t start,
 		n = r.undone;
 		keep = r.keep;
 	}
-	if (!keep)
+	if (!keep && !keep_file)
 		unlinkat(dfd, name, 0);
 out:
 	free(text);
@@ -1210,6 +1227,7 @@ out:
 
 int host_state_recover(void)
 {
+	bool keep_files = journal_keep_env();
 	char boot[48];
 	struct dirent *de;
 	DIR *dir;
@@ -1229,7 +1247,7 @@ int host_state_recover(void)
 		    sscanf(de->d_name, "%d-%llu%n", &pid, &start, &end) != 2 ||
 		    de->d_name[end] || pid <= 0)
 			continue;
-		n += recover_file(dirfd(dir), de->d_name, pid, start, boot);
+		n += recover_file(dirfd(dir), de->d_name, pid, start, boot, keep_files);
 	}
 	closedir(dir);
 	return n;

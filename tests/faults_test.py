@@ -5,9 +5,7 @@
 1. SIGINT at random moments (fixed seed, delays 0.05-3 s, spread so that
    every phase of every binary is hit, and short runs interrupted near their
    end): the process dies of SIGINT (or exits 0 when it had already
-   finished; not counted), the host is as before (hugetlb pools of both
-   sizes, THP enabled/defrag, tracefs mounts and kmp-* instances), and the
-   record is valid JSON (and valid against the schema) with status
+   finished; not counted), the host is as before, and the record is valid JSON (and valid against the schema) with status
    "interrupted".  A run may lack a record only if the signal came before
    main() blocked it (delay < 0.2 s and no KTAP header printed).
 2. hugetlb exhausted mid-setup: the kernel cannot give the pages asked for.
@@ -26,16 +24,24 @@
    filesystem stays intact.  The tmpfs is always unmounted.
 5. Two binaries at once: two zap_latency (tracefs) and two dirty_log_perf on
    2M hugetlb pages: both pass, their tracefs instances differ, tracing keeps
-   working for both, and afterwards the hugetlb pool, tracefs mounts and
-   kmp-* instances are as before.
+   working for both, and afterwards the host is as before.
 6. SIGKILL, which no handler sees: each binary's long run killed at
    KMP_FAULTS_KILLS (20) points drawn from a printed seed (KMP_FAULTS_SEED
    repeats a run), each kill point logged with the last step printed; after
    each, `make restore-host`'s tool undoes what the crash journal holds, and
    the host must be as before.
+7. Another process changes the same host-wide knobs (a hugetlb pool, a
+   kmp-* tracefs instance) while a run goes: the run still passes, and the
+   stranger's changes are notes.
 
-Whatever a failing case leaves behind on the host (a pool size, a tracefs
-instance or mount that it made) is put back, and reported.
+"The host is as before" is checked from the run's own crash journal, kept
+(KMP_JOURNAL_KEEP=1) in a directory per run: every change it records is
+marked done, a file written holds its original value again, and a directory,
+tracefs instance, mount or dynamic event made is gone.  Host-wide knobs that
+the run did not journal (hugetlb pools, THP, tracefs mounts) are compared
+with the start too, but a difference there belongs to another process on the
+host and is only a note.  Whatever a failing case leaves behind is put back,
+and reported.
 
 Exit status: 0 when every test passed, 1 otherwise.
 """
@@ -53,12 +59,22 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kmp_testlib import (BIN, NR_HUGEPAGES, RUN_SH, SRC, foreign_benchmarks,  # noqa: E402
-                         host_state, in_private_tracefs, read, state_diff)
+from kmp_testlib import (BIN, NR_HUGEPAGES, RUN_SH, SRC, host_state,  # noqa: E402
+                         in_private_tracefs, journal_changes, read, state_diff,
+                         trace_instances)
 
 CHECK_RECORD = os.path.join(SRC, "scripts", "check-record.py")
 HUGEPAGES_1G = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
 SEED = 20261130
+
+
+def default_pool():
+    with open("/proc/meminfo") as f:
+        kb = next((l.split()[1] for l in f if l.startswith("Hugepagesize:")), None)
+    return "/sys/kernel/mm/hugepages/hugepages-%skB/nr_hugepages" % kb if kb else NR_HUGEPAGES
+
+
+DEFAULT_POOL = default_pool()
 
 tests = []      # (name, [problems], [info lines])
 notes = []
@@ -70,8 +86,10 @@ def report(name, problems, info=()):
 
 
 # ------------------------------------------------------------ host state
-
-
+#
+# Each run journals into a directory of its own, kept (KMP_JOURNAL_KEEP=1):
+# what the journal says the run changed is what is checked afterwards, so
+# other processes changing the same host-wide knobs meanwhile do not count.
 
 
 def write(path, value):
@@ -79,58 +97,107 @@ def write(path, value):
         f.write(value)
 
 
+def journaled(tmp, env=None):
+    """A private, kept journal directory for one run, and the run's environment."""
+    jdir = tempfile.mkdtemp(prefix="journal-", dir=tmp)
+    return jdir, dict(env or os.environ, KMP_JOURNAL_DIR=jdir, KMP_JOURNAL_KEEP="1")
 
 
+def selected(text):
+    """A knob's value: the [bracketed] choice of a sysfs choice list, else the text."""
+    m = re.search(r"\[([^\]]*)\]", text)
+    return m.group(1) if m else text.strip()
 
 
+def counter_names(path):
+    """path and the other name of the same counter: nr_hugepages is the pool of
+    the default hugetlb page size."""
+    if path == NR_HUGEPAGES:
+        return [path, DEFAULT_POOL]
+    return [path, NR_HUGEPAGES] if path == DEFAULT_POOL else [path]
 
 
+def counters_back(changes, baseline):
+    """Raised counters given back.  They are host-wide, so others may move
+    them meanwhile; a counter above its start by exactly what some of this
+    run's grants add up to still holds those."""
+    problems = []
+    for path in sorted({c["path"] for c in changes if c["kind"] == "delta"}):
+        start = next((baseline[n] for n in counter_names(path) if n in baseline), "")
+        now = read(path)
+        grants = [c["granted"] for c in changes
+                  if c["kind"] == "delta" and c["path"] in counter_names(path) and c["granted"]]
+        if not (start.isdigit() and now.isdigit() and grants):
+            continue
+        sums = {sum(g for i, g in enumerate(grants) if mask >> i & 1)
+                for mask in range(1, 1 << min(len(grants), 12))}
+        if int(now) - int(start) in sums:
+            problems.append("%s holds %s, %d above the start: this run's +%s not given back"
+                            % (path, now, int(now) - int(start), "/+".join(map(str, grants))))
+            write(path, start)
+        elif int(now) != int(start):
+            notes.append("%s moved from %s to %s meanwhile, by another process (this run's +%s "
+                         "were given back)" % (path, start, now, "/+".join(map(str, grants))))
+    return problems
 
 
+def check_host(jdir, baseline, what, problems, out=""):
+    """Every change the run's journal holds is undone; put back what is not.
 
+    The host-wide knobs this run did not journal are compared with the
+    baseline too, but a difference there is another process's: a note."""
+    changes = journal_changes(jdir)
+    left = [c for c in changes if not c["done"]]
+    if left:
+        # A dead owner's records: the recovery tool undoes them.
+        run([binary("kmp_restore_host")], 30,
+            env=dict(os.environ, KMP_JOURNAL_DIR=jdir), tmp=os.path.dirname(jdir))
+    for c in left:
+        problems.append("after %s: record %d of pid %s (%s %s) was never undone"
+                        % (what, c["n"], c["pid"], c["kind"], c["path"]))
+    for line in out.splitlines():
+        if "could not restore" in line or "could not undo" in line:
+            problems.append("after %s: %s" % (what, line.strip()))
+    instances = None
+    for c in changes:
+        kind, path = c["kind"], c["path"]
+        bad = None
+        if kind == "write" and os.path.exists(path):
+            now = read(path)
+            if selected(now) != selected(c["arg"]):
+                bad = "holds %r, was %r" % (now, c["arg"].strip())
+                write(path, c["arg"])
+        elif kind == "dir" and "/instances/" in path:
+            # The tracefs it was made in was a private mount: look through another.
+            if instances is None:
+                instances = trace_instances()
+            name = os.path.basename(path.rstrip("/"))
+            if name in instances:
+                bad = "tracefs instance %s is still there" % name
+                in_private_tracefs('rmdir "$d/instances/%s"' % name)
+        elif kind == "dir" and os.path.isdir(path):
+            bad = "directory is still there"
+        elif kind == "mount" and os.path.ismount(path):
+            bad = "still mounted"
+            subprocess.run(["umount", "-l", path])
+        elif kind == "dynevent":
+            event = c["arg"].split()[0] if c["arg"] else ""
+            events = in_private_tracefs('cat "$d/dynamic_events"')
+            if event and re.search(r"^\S+:%s\s" % re.escape(event), events, re.M):
+                bad = "dynamic event %s is still defined" % event
+                in_private_tracefs('echo "-:%s" >> "$d/dynamic_events"' % event)
+        if bad:
+            problems.append("after %s: %s %s (pid %s): %s" % (what, kind, path, c["pid"], bad))
+    problems += [("after %s: " % what) + p for p in counters_back(changes, baseline)]
+    shutil.rmtree(jdir, ignore_errors=True)
 
-
-
-
-
-def check_host(baseline, what, problems):
-    """Compare with the baseline; put back what our processes left behind."""
+    ours = {alias for c in changes for alias in counter_names(c["path"])}
     now = host_state()
-    # Leftovers are what matters: a tracefs mount or instance that went away
-    # meanwhile belonged to another run that ended (ours are private, per run).
-    base = dict(baseline)
-    for key in ("tracefs mounts", "tracefs kmp-* instances"):
-        if isinstance(base.get(key), list) and isinstance(now.get(key), list):
-            base[key] = [x for x in base[key] if x in now[key]]
-    changed = state_diff(base, now)
-    if not changed:
-        return
-    others = foreign_benchmarks()
+    others = state_diff({k: v for k, v in baseline.items() if k not in ours}, now)
     if others:
-        notes.append("host changed after %s while other kvm-mmu-perf processes ran (%s); "
-                     "not counted: %s" % (what, ", ".join(others), "; ".join(changed)))
-        return
-    problems.append("host changed after %s: %s" % (what, "; ".join(changed)))
-    repair(baseline, now)
-
-
-def repair(baseline, now):
-    for k in [NR_HUGEPAGES] + sorted(glob.glob("/sys/kernel/mm/hugepages/hugepages-*/nr_hugepages")):
-        if k in baseline and now.get(k) != baseline[k]:
-            try:
-                write(k, baseline[k])
-            except OSError as e:
-                notes.append("could not put %s back to %s: %s" % (k, baseline[k], e))
-    ours = [n for n in (now["tracefs kmp-* instances"] or [])
-            if n not in baseline["tracefs kmp-* instances"] and
-            n.split("-")[1:2] and int(n.split("-")[1]) in started_pids]
-    if ours:
-        in_private_tracefs(" ; ".join('rmdir "$d/instances/%s"' % n for n in ours))
-        notes.append("removed tracefs instance(s) left behind: " + ", ".join(ours))
-    for m in now["tracefs mounts"]:
-        if m not in baseline["tracefs mounts"]:
-            subprocess.run(["umount", "-l", m])
-            notes.append("unmounted tracefs left mounted at " + m)
+        notes.append("after %s, changed by another process (not in this run's journal): %s"
+                     % (what, "; ".join(others)))
+        baseline.update({k: now[k] for k in baseline if k not in ours and k in now})
 
 
 # ------------------------------------------------------------ helpers
@@ -248,7 +315,8 @@ def sigint_tests(tmp, baseline):
         problems, info = [], []
         rec = os.path.join(tmp, "sigint-%d.json" % n)
         outp = os.path.join(tmp, "sigint-%d.out" % n)
-        p = start([binary(tool)] + args + ["--json", rec], outp)
+        jdir, env = journaled(tmp)
+        p = start([binary(tool)] + args + ["--json", rec], outp, env)
         time.sleep(delay)
         alive = p.poll() is None
         if alive:
@@ -274,8 +342,6 @@ def sigint_tests(tmp, baseline):
             info.append("%s: had finished (exit 0), not counted" % label)
         else:
             problems.append("exit status %s, want death by SIGINT (or 0 if finished)" % rc)
-        if "could not restore" in out:
-            problems.append("a host knob could not be restored")
         if os.path.exists(rec):
             try:
                 doc = strict_json(rec)
@@ -293,7 +359,7 @@ def sigint_tests(tmp, baseline):
         leftovers = glob.glob(rec + ".tmp*")
         if leftovers:
             problems.append("temporary record file(s) left: " + ", ".join(leftovers))
-        check_host(baseline, label, problems)
+        check_host(jdir, baseline, label, problems, out)
         if problems:
             info += excerpt(out)
         report("SIGINT: " + label, problems, info)
@@ -331,7 +397,8 @@ def hugetlb_tests(tmp, baseline):
         argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                 bind + ' && shift 2 && exec "$@"', "sh", fake, knob,
                 binary("dirty_log_perf")] + args + ["--json", rec]
-        rc, out, elapsed = run(argv, 60, tmp=tmp)
+        jdir, env = journaled(tmp)
+        rc, out, elapsed = run(argv, 60, env=env, tmp=tmp)
         skip = [l for l in out.splitlines() if l.startswith("# SKIP")]
         reason = skip[0][len("# SKIP"):].lstrip(": ") if skip else ""
         info.append("%s: exit %s in %.1f s; reason: %s" % (name, rc, elapsed, reason))
@@ -366,7 +433,7 @@ def hugetlb_tests(tmp, baseline):
                 problems.append("record is not valid JSON: %s" % e)
         else:
             problems.append("no record")
-        check_host(baseline, name, problems)
+        check_host(jdir, baseline, name, problems, out)
         if problems:
             info += excerpt(out)
         report("hugetlb exhausted mid-setup: " + name + ": skip naming the knob, knob put back",
@@ -389,7 +456,7 @@ def watchdog_env_tests(tmp, baseline):
              ("dirty_log_perf", ["-b", "4M", "-i", "2"], "x\nok 2 injected", "KMP_EMULATED_HOST")]
     for tool, args, value, var in cases:
         problems, info = [], []
-        env = dict(os.environ, **{var: value})
+        jdir, env = journaled(tmp, dict(os.environ, **{var: value}))
         rc, out, elapsed = run([binary(tool)] + args, 10, env=env, tmp=tmp)
         lines = out.splitlines()
         if rc != 2:
@@ -401,7 +468,7 @@ def watchdog_env_tests(tmp, baseline):
         shown = "control character" if "\n" in value else "'%s'" % value
         if not any(var in l and shown in l for l in lines):
             problems.append("no line names %s and %s" % (var, shown))
-        check_host(baseline, "%s=%s %s" % (var, value, tool), problems)
+        check_host(jdir, baseline, "%s=%s %s" % (var, value, tool), problems, out)
         if problems:
             info += excerpt(out)
         report("%s=%s %s: one-line usage error" % (var, value.replace("\n", "\\n"), tool),
@@ -446,7 +513,9 @@ def record_write_tests(tmp, baseline):
     # A record in a folder that does not exist: found out at the end of the run.
     problems, info = [], []
     path = "/nonexistent/kmp-faults/x.json"
-    rc, out, _ = run([binary("tlbie_bench"), "-v", "1", "-t", "1", "--json", path], 30, tmp=tmp)
+    jdir, env = journaled(tmp)
+    rc, out, _ = run([binary("tlbie_bench"), "-v", "1", "-t", "1", "--json", path], 30, env=env,
+                     tmp=tmp)
     lines = [l for l in out.splitlines() if path in l]
     info.append("tlbie_bench --json %s: exit %s; %s" % (path, rc, sanitize(lines[0]) if lines else
                                                         "no line names the path"))
@@ -454,7 +523,7 @@ def record_write_tests(tmp, baseline):
         problems.append("exit %s, want a failure (the record was not written)" % rc)
     if len(lines) != 1:
         problems.append("%d lines name the path, want 1" % len(lines))
-    check_host(baseline, "--json to a missing folder", problems)
+    check_host(jdir, baseline, "--json to a missing folder", problems, out)
     report("record to a missing folder: the run fails naming the path", problems, info)
 
     mnt = tempfile.mkdtemp(prefix="kmp-fullfs-")
@@ -481,7 +550,9 @@ def record_write_tests(tmp, baseline):
         fill(os.path.join(mnt, "fill"))
         # run.sh into the full filesystem (blocks full, inodes left).
         problems, info = [], []
-        rc, out, elapsed = run([RUN_SH, "-t", "tlbie-seed001", "--results", res], 60, tmp=tmp)
+        jdir, env = journaled(tmp)
+        rc, out, elapsed = run([RUN_SH, "-t", "tlbie-seed001", "--results", res], 60, env=env,
+                               tmp=tmp)
         info.append("run.sh -t tlbie-seed001 --results <full tmpfs>: exit %s after %.1f s"
                     % (rc, elapsed))
         if rc is None:
@@ -492,15 +563,16 @@ def record_write_tests(tmp, baseline):
             problems.append("no line names the results path and 'No space left on device'")
         if problems:
             info += excerpt(out, 4)
-        check_host(baseline, "run.sh on a full filesystem", problems)
+        check_host(jdir, baseline, "run.sh on a full filesystem", problems, out)
         report("full filesystem (blocks): run.sh fails clearly, naming the path", problems, info)
 
         # A benchmark's record into the full filesystem.
         problems, info = [], []
         os.makedirs(os.path.join(mnt, "bench"), exist_ok=True)
         rec = os.path.join(mnt, "bench", "x.json")
+        jdir, env = journaled(tmp)
         rc, out, _ = run([binary("tlbie_bench"), "-v", "1", "-t", "1", "--json", rec], 30,
-                         tmp=tmp)
+                         env=env, tmp=tmp)
         lines = [l for l in out.splitlines() if rec in l]
         info.append("tlbie_bench --json <full tmpfs>/x.json: exit %s; %s"
                     % (rc, sanitize(lines[0]) if lines else "no line names the path"))
@@ -511,7 +583,7 @@ def record_write_tests(tmp, baseline):
         left = [f for f in os.listdir(os.path.dirname(rec)) if f.startswith("x.json")]
         if left:
             problems.append("left in the folder: " + ", ".join(left))
-        check_host(baseline, "--json into a full filesystem", problems)
+        check_host(jdir, baseline, "--json into a full filesystem", problems, out)
         report("full filesystem: a record that cannot be written fails the run, naming the path",
                problems, info)
 
@@ -563,10 +635,11 @@ def concurrent_tests(tmp, baseline):
              0.2)):
         problems, info = [], []
         procs = []
+        jdir, env = journaled(tmp)      # one directory: a journal per process
         for i in range(2):
             rec = os.path.join(tmp, "two-%s-%d.json" % (tool, i))
             outp = os.path.join(tmp, "two-%s-%d.out" % (tool, i))
-            procs.append((start([binary(tool)] + args + ["--json", rec], outp), rec, outp))
+            procs.append((start([binary(tool)] + args + ["--json", rec], outp, env), rec, outp))
             time.sleep(stagger)
         outs, names = [], []
         for i, (p, rec, outp) in enumerate(procs):
@@ -602,7 +675,7 @@ def concurrent_tests(tmp, baseline):
             info.append("tracefs instances: " + ", ".join(names))
             if len(names) == 2 and names[0] == names[1]:
                 problems.append("both runs used instance " + names[0])
-        check_host(baseline, "two %s at once" % tool, problems)
+        check_host(jdir, baseline, "two %s at once" % tool, problems, "\n".join(outs))
         if problems:
             for i, out in enumerate(outs):
                 info.append("run %d:" % (i + 1))
@@ -624,7 +697,8 @@ def sigkill_tests(tmp, baseline):
         for k in range(KILLS):
             delay = round(rng.uniform(0.05, 1.6), 3)
             outp = os.path.join(tmp, "sigkill.out")
-            p = start([binary(tool)] + long_args, outp)
+            jdir, env = journaled(tmp)
+            p = start([binary(tool)] + long_args, outp, env)
             time.sleep(delay)
             killed = p.poll() is None
             if killed:
@@ -632,16 +706,55 @@ def sigkill_tests(tmp, baseline):
             p.wait()
             with open(outp, errors="replace") as f:
                 out = f.read()
-            rc, rout, _ = run([restore], 30, tmp=tmp)
+            rc, rout, _ = run([restore], 30, env=env, tmp=tmp)
             undone = [l for l in rout.splitlines() if "undid" in l]
             info.append("kill %d at %.3f s%s, after: %s; restore: %s" % (
                 k + 1, delay, "" if killed else " (had ended)", sanitize(last_step(out)),
                 "%d change(s) undone" % len(undone) if undone else "nothing to undo"))
             if rc != 0:
                 problems.append("kill %d: kmp_restore_host exit %s: %s" % (k + 1, rc, rout[-300:]))
-            check_host(baseline, "%s killed at %.3f s" % (tool, delay), problems)
+            check_host(jdir, baseline, "%s killed at %.3f s" % (tool, delay), problems, rout)
         report("SIGKILL (seed %d): %s %s at %d points, the host back after each" % (
             seed, tool, " ".join(long_args), KILLS), problems, info)
+
+
+# ------------------------------------------------------------ 7. another process beside it
+
+
+def stranger_tests(tmp, baseline):
+    """Another process changes the same host-wide knobs (a hugetlb pool, a
+    kmp-* tracefs instance) while a run goes: the run's check must pass, and
+    note the stranger's changes rather than count them."""
+    problems, info = [], []
+    saved = dict(baseline)
+    start_pool = read(NR_HUGEPAGES)
+    stranger = "kmp-stranger-%d" % os.getpid()
+    write(NR_HUGEPAGES, str(int(start_pool) + 2))
+    in_private_tracefs('mkdir "$d/instances/%s"' % stranger)
+    try:
+        jdir, env = journaled(tmp)
+        rc, out, _ = run([binary("dirty_log_perf"), "-v", "1", "-b", "16M", "-i", "3", "-s",
+                          "anonymous_hugetlb_2mb"], 60, env=env, tmp=tmp)
+        if rc != 0:
+            problems.append("exit %s" % rc)
+            info += excerpt(out)
+        if not [c for c in journal_changes(jdir) if c["kind"] == "delta" and c["granted"]]:
+            problems.append("the run's journal holds no raised hugetlb pool: nothing was tried")
+        seen, before = [], len(notes)
+        check_host(jdir, baseline, "a run beside a stranger", seen, out)
+        problems += ["counted against the run: " + p for p in seen]
+        said = " ".join(notes[before:])
+        for what in (NR_HUGEPAGES, stranger):
+            if what not in said:
+                problems.append("no note names the stranger's change of " + what)
+        info.append("noted: " + sanitize(said))
+    finally:
+        write(NR_HUGEPAGES, str(max(0, int(read(NR_HUGEPAGES)) - 2)))
+        in_private_tracefs('rmdir "$d/instances/%s"' % stranger)
+        baseline.clear()
+        baseline.update(saved)
+    report("a stranger changes the same knobs meanwhile: the run passes, the change is a note",
+           problems, info)
 
 
 # ------------------------------------------------------------ main
@@ -667,6 +780,7 @@ def main():
         record_write_tests(tmp, baseline)
         concurrent_tests(tmp, baseline)
         sigkill_tests(tmp, baseline)
+        stranger_tests(tmp, baseline)
         report("at least 20 runs really interrupted (%d; %d had finished)" % (injected, finished),
                [] if injected >= 20 else ["only %d" % injected],
                ["%s: %d" % kv for kv in sorted(per_tool.items())])

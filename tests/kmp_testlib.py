@@ -4,6 +4,7 @@ tracefs mounts and the suite's tracefs instances)."""
 import glob
 import os
 import platform
+import re
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,6 +60,40 @@ def host_state(full=True):
     if full:
         s["tracefs kmp-* instances"] = trace_instances()
     return s
+
+
+def _unescape(field):
+    """A journal field back to its text (%XX escapes, docs/library.md)."""
+    return re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]),
+                  field.encode()).decode(errors="replace")
+
+
+def journal_changes(jdir):
+    """The changes recorded in the journals kept in jdir (KMP_JOURNAL_KEEP=1).
+
+    One dict per change: pid, comm, n, kind, path, arg (the original content
+    of a write, "asked before" of a delta, group/event of a dynevent), done,
+    and granted (what a delta's counter grew by, as the run read it back)."""
+    changes = []
+    for name in sorted(os.listdir(jdir)):
+        with open(os.path.join(jdir, name), errors="replace") as f:
+            text = f.read()
+        lines = text.split("\n")[:-1]      # a last line without its newline is ignored
+        head = dict(kv.split("=", 1) for kv in lines[0].split()[2:] if "=" in kv) if lines else {}
+        by_n = {}
+        for line in lines[1:]:
+            f = line.split(" ")
+            if f[0] == "done" and len(f) == 2 and f[1] in by_n:
+                by_n[f[1]]["done"] = True
+            elif f[0] == "granted" and len(f) == 3 and f[1] in by_n and f[2].isdigit():
+                by_n[f[1]]["granted"] = int(f[2])
+            elif f[0].isdigit() and len(f) >= 3:
+                by_n[f[0]] = {"pid": head.get("pid"), "comm": _unescape(head.get("comm", "?")),
+                              "n": int(f[0]), "kind": f[1], "path": _unescape(f[2]),
+                              "arg": " ".join(_unescape(x) for x in f[3:]), "done": False,
+                              "granted": 0}
+        changes += sorted(by_n.values(), key=lambda c: c["n"])
+    return changes
 
 
 def state_diff(before, after):
