@@ -5,9 +5,10 @@
 1. SIGINT at random moments (fixed seed, delays 0.05-3 s, spread so that
    every phase of every binary is hit, and short runs interrupted near their
    end): the process dies of SIGINT (or exits 0 when it had already
-   finished; not counted), the host is as before, and the record is valid JSON (and valid against the schema) with status
-   "interrupted".  A run may lack a record only if the signal came before
-   main() blocked it (delay < 0.2 s and no KTAP header printed).
+   finished; not counted), the host is as before, and the record is valid
+   JSON (and valid against the schema) with status "interrupted".  A run
+   may lack a record only if the signal came before main() blocked it
+   (delay < 0.2 s and no KTAP header printed).
 2. hugetlb exhausted mid-setup: the kernel cannot give the pages asked for.
    Really asking for more than this host's memory would make the kernel take
    every free page for a moment (on a machine other work shares), so the
@@ -60,21 +61,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import (BIN, NR_HUGEPAGES, RUN_SH, SRC, host_state,  # noqa: E402
-                         in_private_tracefs, journal_changes, read, state_diff,
-                         trace_instances)
+                         in_private_tracefs, journal_changes, journal_check, journaled, read,
+                         write)
 
 CHECK_RECORD = os.path.join(SRC, "scripts", "check-record.py")
 HUGEPAGES_1G = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
 SEED = 20261130
-
-
-def default_pool():
-    with open("/proc/meminfo") as f:
-        kb = next((l.split()[1] for l in f if l.startswith("Hugepagesize:")), None)
-    return "/sys/kernel/mm/hugepages/hugepages-%skB/nr_hugepages" % kb if kb else NR_HUGEPAGES
-
-
-DEFAULT_POOL = default_pool()
 
 tests = []      # (name, [problems], [info lines])
 notes = []
@@ -88,116 +80,15 @@ def report(name, problems, info=()):
 # ------------------------------------------------------------ host state
 #
 # Each run journals into a directory of its own, kept (KMP_JOURNAL_KEEP=1):
-# what the journal says the run changed is what is checked afterwards, so
-# other processes changing the same host-wide knobs meanwhile do not count.
-
-
-def write(path, value):
-    with open(path, "w") as f:
-        f.write(value)
-
-
-def journaled(tmp, env=None):
-    """A private, kept journal directory for one run, and the run's environment."""
-    jdir = tempfile.mkdtemp(prefix="journal-", dir=tmp)
-    return jdir, dict(env or os.environ, KMP_JOURNAL_DIR=jdir, KMP_JOURNAL_KEEP="1")
-
-
-def selected(text):
-    """A knob's value: the [bracketed] choice of a sysfs choice list, else the text."""
-    m = re.search(r"\[([^\]]*)\]", text)
-    return m.group(1) if m else text.strip()
-
-
-def counter_names(path):
-    """path and the other name of the same counter: nr_hugepages is the pool of
-    the default hugetlb page size."""
-    if path == NR_HUGEPAGES:
-        return [path, DEFAULT_POOL]
-    return [path, NR_HUGEPAGES] if path == DEFAULT_POOL else [path]
-
-
-def counters_back(changes, baseline):
-    """Raised counters given back.  They are host-wide, so others may move
-    them meanwhile; a counter above its start by exactly what some of this
-    run's grants add up to still holds those."""
-    problems = []
-    for path in sorted({c["path"] for c in changes if c["kind"] == "delta"}):
-        start = next((baseline[n] for n in counter_names(path) if n in baseline), "")
-        now = read(path)
-        grants = [c["granted"] for c in changes
-                  if c["kind"] == "delta" and c["path"] in counter_names(path) and c["granted"]]
-        if not (start.isdigit() and now.isdigit() and grants):
-            continue
-        sums = {sum(g for i, g in enumerate(grants) if mask >> i & 1)
-                for mask in range(1, 1 << min(len(grants), 12))}
-        if int(now) - int(start) in sums:
-            problems.append("%s holds %s, %d above the start: this run's +%s not given back"
-                            % (path, now, int(now) - int(start), "/+".join(map(str, grants))))
-            write(path, start)
-        elif int(now) != int(start):
-            notes.append("%s moved from %s to %s meanwhile, by another process (this run's +%s "
-                         "were given back)" % (path, start, now, "/+".join(map(str, grants))))
-    return problems
+# what the journal says the run changed is what is checked afterwards
+# (kmp_testlib.journal_check), so other processes changing the same
+# host-wide knobs meanwhile do not count.
 
 
 def check_host(jdir, baseline, what, problems, out=""):
-    """Every change the run's journal holds is undone; put back what is not.
-
-    The host-wide knobs this run did not journal are compared with the
-    baseline too, but a difference there is another process's: a note."""
-    changes = journal_changes(jdir)
-    left = [c for c in changes if not c["done"]]
-    if left:
-        # A dead owner's records: the recovery tool undoes them.
-        run([binary("kmp_restore_host")], 30,
-            env=dict(os.environ, KMP_JOURNAL_DIR=jdir), tmp=os.path.dirname(jdir))
-    for c in left:
-        problems.append("after %s: record %d of pid %s (%s %s) was never undone"
-                        % (what, c["n"], c["pid"], c["kind"], c["path"]))
-    for line in out.splitlines():
-        if "could not restore" in line or "could not undo" in line:
-            problems.append("after %s: %s" % (what, line.strip()))
-    instances = None
-    for c in changes:
-        kind, path = c["kind"], c["path"]
-        bad = None
-        if kind == "write" and os.path.exists(path):
-            now = read(path)
-            if selected(now) != selected(c["arg"]):
-                bad = "holds %r, was %r" % (now, c["arg"].strip())
-                write(path, c["arg"])
-        elif kind == "dir" and "/instances/" in path:
-            # The tracefs it was made in was a private mount: look through another.
-            if instances is None:
-                instances = trace_instances()
-            name = os.path.basename(path.rstrip("/"))
-            if name in instances:
-                bad = "tracefs instance %s is still there" % name
-                in_private_tracefs('rmdir "$d/instances/%s"' % name)
-        elif kind == "dir" and os.path.isdir(path):
-            bad = "directory is still there"
-        elif kind == "mount" and os.path.ismount(path):
-            bad = "still mounted"
-            subprocess.run(["umount", "-l", path])
-        elif kind == "dynevent":
-            event = c["arg"].split()[0] if c["arg"] else ""
-            events = in_private_tracefs('cat "$d/dynamic_events"')
-            if event and re.search(r"^\S+:%s\s" % re.escape(event), events, re.M):
-                bad = "dynamic event %s is still defined" % event
-                in_private_tracefs('echo "-:%s" >> "$d/dynamic_events"' % event)
-        if bad:
-            problems.append("after %s: %s %s (pid %s): %s" % (what, kind, path, c["pid"], bad))
-    problems += [("after %s: " % what) + p for p in counters_back(changes, baseline)]
-    shutil.rmtree(jdir, ignore_errors=True)
-
-    ours = {alias for c in changes for alias in counter_names(c["path"])}
-    now = host_state()
-    others = state_diff({k: v for k, v in baseline.items() if k not in ours}, now)
-    if others:
-        notes.append("after %s, changed by another process (not in this run's journal): %s"
-                     % (what, "; ".join(others)))
-        baseline.update({k: now[k] for k in baseline if k not in ours and k in now})
+    found, said = journal_check(jdir, baseline, out)
+    problems += ["after %s: %s" % (what, p) for p in found]
+    notes.extend("after %s: %s" % (what, n) for n in said)
 
 
 # ------------------------------------------------------------ helpers

@@ -1,11 +1,14 @@
-"""What the Python tests share: where the tree and binaries are, and the
-host state every run must leave as it found it (hugetlb pools, THP knobs,
-tracefs mounts and the suite's tracefs instances)."""
+"""What the Python tests share: where the tree and binaries are, the host
+state a run may touch (hugetlb pools, THP knobs, tracefs mounts and the
+suite's tracefs instances), and the check that a run undid what its own
+crash journal says it changed (journaled(), journal_check())."""
 import glob
 import os
 import platform
 import re
+import shutil
 import subprocess
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("KMP_SRC_DIR") or os.path.dirname(HERE)
@@ -99,6 +102,137 @@ def journal_changes(jdir):
 def state_diff(before, after):
     return ["%s: %s -> %s" % (k, before[k], after.get(k)) for k in before
             if k in after and before[k] != after[k]]
+
+
+def write(path, value):
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def default_pool():
+    """The default hugetlb size's pool: the counter /proc/sys/vm/nr_hugepages also names."""
+    with open("/proc/meminfo") as f:
+        kb = next((l.split()[1] for l in f if l.startswith("Hugepagesize:")), None)
+    return "/sys/kernel/mm/hugepages/hugepages-%skB/nr_hugepages" % kb if kb else NR_HUGEPAGES
+
+
+DEFAULT_POOL = default_pool()
+
+
+def counter_names(path):
+    """path and the other name of the same counter, if it has one."""
+    if path == NR_HUGEPAGES:
+        return [path, DEFAULT_POOL]
+    return [path, NR_HUGEPAGES] if path == DEFAULT_POOL else [path]
+
+
+def journaled(tmp, env=None):
+    """A private journal directory for one run (kept: KMP_JOURNAL_KEEP=1), and
+    the run's environment."""
+    jdir = tempfile.mkdtemp(prefix="journal-", dir=tmp)
+    return jdir, dict(env or os.environ, KMP_JOURNAL_DIR=jdir, KMP_JOURNAL_KEEP="1")
+
+
+def _selected(text):
+    """A knob's value: the [bracketed] choice of a sysfs choice list, else the text."""
+    m = re.search(r"\[([^\]]*)\]", text)
+    return m.group(1) if m else text.strip()
+
+
+def _counters_back(changes, baseline, notes):
+    """Raised counters given back.  They are host-wide, so others may move
+    them meanwhile; a counter above its start by exactly what some of this
+    run's grants add up to still holds those."""
+    problems = []
+    for path in sorted({c["path"] for c in changes if c["kind"] == "delta"}):
+        start = next((baseline[n] for n in counter_names(path) if n in baseline), "")
+        now = read(path)
+        grants = [c["granted"] for c in changes
+                  if c["kind"] == "delta" and c["path"] in counter_names(path) and c["granted"]]
+        if not (start.isdigit() and now.isdigit() and grants):
+            continue
+        sums = {sum(g for i, g in enumerate(grants) if mask >> i & 1)
+                for mask in range(1, 1 << min(len(grants), 12))}
+        if int(now) - int(start) in sums:
+            problems.append("%s holds %s, %d above the start: this run's +%s not given back"
+                            % (path, now, int(now) - int(start), "/+".join(map(str, grants))))
+            write(path, start)
+        elif int(now) != int(start):
+            notes.append("%s moved from %s to %s meanwhile, by another process (this run's +%s "
+                         "were given back)" % (path, start, now, "/+".join(map(str, grants))))
+    return problems
+
+
+def _undone(c, instances):
+    """Why change c is not undone (and put it back), or None."""
+    kind, path = c["kind"], c["path"]
+    if kind == "write" and os.path.exists(path):
+        now = read(path)
+        if _selected(now) != _selected(c["arg"]):
+            write(path, c["arg"])
+            return "holds %r, was %r" % (now, c["arg"].strip())
+    elif kind == "dir" and "/instances/" in path:
+        # The tracefs it was made in was a private mount: look through another.
+        name = os.path.basename(path.rstrip("/"))
+        if name in instances():
+            in_private_tracefs('rmdir "$d/instances/%s"' % name)
+            return "tracefs instance %s is still there" % name
+    elif kind == "dir" and os.path.isdir(path):
+        return "directory is still there"
+    elif kind == "mount" and os.path.ismount(path):
+        subprocess.run(["umount", "-l", path])
+        return "still mounted"
+    elif kind == "dynevent" and c["arg"]:
+        event = c["arg"].split()[0]
+        if re.search(r"^\S+:%s\s" % re.escape(event),
+                     in_private_tracefs('cat "$d/dynamic_events"'), re.M):
+            in_private_tracefs('echo "-:%s" >> "$d/dynamic_events"' % event)
+            return "dynamic event %s is still defined" % event
+    return None
+
+
+def journal_check(jdir, baseline, out=""):
+    """What the run(s) journaled in jdir (see journaled()) is all undone.
+
+    Returns (problems, notes) and removes jdir.  Every record must be done,
+    a written file hold its original, a directory, tracefs instance, mount or
+    dynamic event be gone, and a raised counter not still hold this run's
+    grants; out is searched for host_state's "could not restore/undo".
+    What is not undone is put back.  The host-wide knobs the run did not
+    journal are compared with baseline (a host_state(), full or not) too, but
+    a difference there is another process's: a note (and baseline follows it)."""
+    problems, notes = [], []
+    changes = journal_changes(jdir)
+    left = [c for c in changes if not c["done"]]
+    if left:
+        # A dead owner's records: the recovery tool undoes them.
+        subprocess.run([os.path.join(BIN, "kmp_restore_host")], capture_output=True,
+                       env=dict(os.environ, KMP_JOURNAL_DIR=jdir), timeout=30)
+    problems += ["record %d of pid %s (%s %s) was never undone" % (
+        c["n"], c["pid"], c["kind"], c["path"]) for c in left]
+    problems += [l.strip() for l in out.splitlines()
+                 if "could not restore" in l or "could not undo" in l]
+    cache = []
+
+    def instances():
+        if not cache:
+            cache.append(trace_instances())
+        return cache[0]
+    for c in changes:
+        bad = _undone(c, instances)
+        if bad:
+            problems.append("%s %s (pid %s): %s" % (c["kind"], c["path"], c["pid"], bad))
+    problems += _counters_back(changes, baseline, notes)
+    shutil.rmtree(jdir, ignore_errors=True)
+
+    ours = {alias for c in changes for alias in counter_names(c["path"])}
+    now = host_state(full="tracefs kmp-* instances" in baseline)
+    others = state_diff({k: v for k, v in baseline.items() if k not in ours}, now)
+    if others:
+        notes.append("changed by another process (not in this run's journal): "
+                     + "; ".join(others))
+        baseline.update({k: now[k] for k in baseline if k not in ours and k in now})
+    return problems, notes
 
 
 def foreign_benchmarks():
