@@ -8,6 +8,7 @@
 #   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--list] [--dry-run]
 #   ./run.sh compare BASE NEW
 #   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
+#   ./run.sh ab --kernel A --kernel B [-g GROUP]... [-t TEST]... [--mmu tdp|shadow|legacy-npt] [--smp N] [--real-time] [--repeat N] [--results DIR]
 #
 # Config text is data: sections are parsed line by line and arguments are
 # split on whitespace into an array; nothing from a config is evaluated.
@@ -485,7 +486,84 @@ cmd_sweep() {
 	finish "$OUT"
 }
 
+# ab --kernel A --kernel B SELECTION: the selection on each kernel, booted as
+# an emulated x86_64 KVM host (scripts/emu/ab-side.sh), then compare A B.
+cmd_ab() {
+	local -a kernels=() sel=() passthru=()
+	local mmu=tdp smp=1 icount=shift=0,sleep=off repeat=1 params n t=0 side rc=0 a b
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--kernel) need_value --kernel "$@"; kernels+=("$2"); shift 2 ;;
+		-g|-t) need_value "$1" "$@"; sel+=("$1" "$2"); shift 2 ;;
+		--repeat) need_value --repeat "$@"; check_repeat "$2"; repeat=$2; shift 2 ;;
+		--results) need_value --results "$@"; RESULTS_DIR=$2; shift 2 ;;
+		--mmu) need_value --mmu "$@"; mmu=$2; shift 2 ;;
+		--smp) need_value --smp "$@"
+		       [[ $2 =~ ^[1-8]$ ]] || die "--smp '$2': the emulated host's vCPUs, 1 to 8"
+		       smp=$2; shift 2 ;;
+		--real-time) icount=; shift ;;
+		-h|--help) usage 0 ;;
+		*) die "ab: unknown argument '$1'; see --help" ;;
+		esac
+	done
+	[ ${#kernels[@]} = 2 ] || die "ab: needs two kernels (--kernel A --kernel B), got ${#kernels[@]}"
+	case "$mmu" in
+	tdp) params="kvm_amd.npt=1" ;;
+	shadow) params="kvm_amd.npt=0" ;;
+	legacy-npt) params="kvm_amd.npt=1 kvm.tdp_mmu=0" ;;
+	*) die "--mmu '$mmu': must be tdp, shadow or legacy-npt (the emulated AMD host's KVM MMU)" ;;
+	esac
+	[ "$ARCH" = x86_64 ] || die "ab: runs emulated x86_64 hosts, built on x86_64; this machine is $ARCH"
+	# The selection as the emulated host will see it: checked here, first.
+	SEL_GROUPS=() TESTS=()
+	for ((n = 0; n < ${#sel[@]}; n += 2)); do
+		if [ "${sel[n]}" = -g ]; then SEL_GROUPS+=("${sel[n + 1]}"); else TESTS+=("${sel[n + 1]}"); fi
+	done
+	[ ${#sel[@]} -gt 0 ] || { SEL_GROUPS=(ci); sel=(-g ci); }
+	load_configs
+	select_sections
+	[ ${#SELECTED[@]} -gt 0 ] || die "ab: no section in ${sel[*]} for x86_64; see --list"
+	for n in dirty_log_perf demand_paging zap_latency tlbie_bench kmp_mmu kmp_cap kmp_restore_host; do
+		[ -x "$HERE/build/x86_64/bin/$n" ] || die "ab: $HERE/build/x86_64/bin/$n not found: run 'make' first"
+	done
+	for n in "${SELECTED[@]}"; do t=$((t + S_TIMEOUT[n] * repeat)); done
+	passthru=("${sel[@]}" --repeat "$repeat")
+	local label
+	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
+	[ ${#label} -le 150 ] || label="${#SELECTED[@]}-sections"
+	new_results_dir "ab-$label"
+	echo "ab: ${#SELECTED[@]} section(s) x $repeat on two kernels, each an emulated x86_64 KVM host"
+	echo "ab: $mmu MMU ($params), $smp emulated vCPU(s), ${icount:+QEMU -icount $icount}${icount:-real time}"
+	if [ -n "$icount" ]; then
+		echo "ab: the figures are instruction-paced (QEMU icount): they measure code path length in"
+		echo "ab: the emulated host, repeatably, not bare-metal time (no cache, TLB or atomic costs)"
+	else
+		echo "ab: real-time emulation: the figures move with this machine's load; icount (the default) does not"
+	fi
+	for side in A B; do
+		[ $side = A ] && a=${kernels[0]} || a=${kernels[1]}
+		echo "=== $side: $a"
+		KMP_EMU_SMP=$smp KMP_EMU_ICOUNT=$icount KMP_EMU_MODPARAMS=$params KMP_EMU_NAME="x86_64/$side" \
+			"$HERE/scripts/emu/ab-side.sh" "$a" "$OUT/$side" $((t + 900)) "${passthru[@]}"
+		case $? in
+		0) ;;
+		2) exit 2 ;;
+		*) [ -n "$(find "$OUT/$side" -name summary.ktap 2>/dev/null)" ] ||
+			{ echo "ab: side $side ($a) gave no results: $OUT/$side/console.log"; exit 1; }
+		   rc=1 ;;
+		esac
+	done
+	a=$(results_folder "$OUT/A") || exit 1
+	b=$(results_folder "$OUT/B") || exit 1
+	echo "=== compare A ($a) -> B ($b)"
+	"$PY" "$RESULTS_PY" compare "$a" "$b" | tee "$OUT/compare.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	echo "results: $OUT"
+	exit $rc
+}
+
 case "${1:-}" in
+ab) shift; cmd_ab "$@" ;;
 compare) shift; cmd_compare "$@" ;;
 sweep) shift; cmd_sweep "$@" ;;
 *) cmd_run "$@" ;;

@@ -15,7 +15,8 @@
 # host in messages), KMP_EMU_ACCEL (x86_64: QEMU's -accel, default
 # tcg,thread=single; "tcg" is multi-threaded TCG, which is not stable, see
 # docs/arches.md), KMP_EMU_ICOUNT (QEMU's -icount, e.g. "shift=5,sleep=off":
-# the emulated clock follows instructions, so timings repeat run to run).
+# the emulated clock follows instructions, so timings repeat run to run; with
+# it, random numbers and the boot-time clock are fixed too).
 set -euo pipefail
 arch=$1 bindir=$2 script=$3 timeout_s=${4:-900}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,6 +42,8 @@ esac
 "$src/scripts/emu/fetch.sh" "$arch" "$cache" "$series"
 root=$cache/root
 kver=$(sed 's/^linux-image-//' "$cache/kernel-package")
+# Where the kernel came from (scripts/emu/kernel.sh writes it for files and trees).
+origin=$(cat "$cache/kernel-origin" 2>/dev/null || echo "Debian $kver")
 
 work=$(mktemp -d "$cache/initramfs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -99,13 +102,21 @@ insmods=
 for m in $kmods; do
 	base=$(basename "$m")
 	f=$root/lib/modules/$kver/kernel/$m.ko
+	# 6.12 compresses its modules (a build tree may use zstd or gzip);
+	# busybox insmod takes plain ones.
 	if [ -e "$f" ]; then
 		cp "$f" "$ird/lib/modules/"
 	elif [ -e "$f.xz" ]; then
-		# 6.12 compresses its modules; busybox insmod takes plain ones.
 		xz -dc "$f.xz" > "$ird/lib/modules/$base.ko"
+	elif [ -e "$f.zst" ]; then
+		command -v zstd > /dev/null || { echo "emu/boot.sh: $f.zst needs zstd (apt-get install zstd)" >&2; exit 1; }
+		zstd -qdc "$f.zst" > "$ird/lib/modules/$base.ko"
+	elif [ -e "$f.gz" ]; then
+		gzip -dc "$f.gz" > "$ird/lib/modules/$base.ko"
+	elif grep -qx "kernel/$m.ko" "$root/lib/modules/$kver/modules.builtin" 2>/dev/null; then
+		continue	# built in: nothing to load
 	else
-		echo "emu/boot.sh: Debian's $kver has no module $m" >&2
+		echo "emu/boot.sh: $origin has no module $m and does not build it in" >&2
 		exit 1
 	fi
 	params=
@@ -123,9 +134,9 @@ for p in $modparams; do
 done
 
 case "$arch" in
-x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} -cpu max (Debian $kver${modparams:+, $modparams})" ;;
-arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} (Debian $kver)" ;;
-powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} (Debian $kver)" ;;
+x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} -cpu max ($origin${modparams:+, $modparams})" ;;
+arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} ($origin)" ;;
+powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} ($origin)" ;;
 esac
 cat > "$ird/init" <<INIT
 #!/bin/busybox sh
@@ -145,7 +156,11 @@ echo "KMP-EMU-EXIT \$?"
 poweroff -f
 INIT
 chmod +x "$ird/init"
-(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+# Byte for byte the same archive for the same files (times, order, inode
+# numbers): under icount the boot's instruction count, and so where the timer
+# ticks fall in the runs that follow, then repeat too.
+(cd "$ird" && find . -exec touch -h -d @0 {} + && find . | LC_ALL=C sort |
+	cpio -o -H newc --quiet --reproducible | gzip -1 -n) > "$work/initrd.gz"
 
 case "$arch" in
 x86_64)
@@ -173,7 +188,10 @@ set +e
 # firmware chatter (skiboot's "[ t,level]"
 # lines) and records passed through it (check.sh's KMP-REC lines) are left
 # out of what is shown.
-[ -n "${KMP_EMU_ICOUNT:-}" ] && qemu+=(-icount "$KMP_EMU_ICOUNT")
+# Under icount the run should repeat exactly: the emulated host's random
+# numbers (RDRAND, and so KASLR and every seed) and its clock at boot come
+# from fixed values rather than from this machine.
+[ -n "${KMP_EMU_ICOUNT:-}" ] && qemu+=(-icount "$KMP_EMU_ICOUNT" -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm)
 timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot -nic none \
 	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' |
 	sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$log" |
@@ -182,7 +200,8 @@ qemu_rc=${PIPESTATUS[0]}
 set -e
 rc=$(sed -n 's/^KMP-EMU-EXIT \([0-9]*\)$/\1/p' "$log" | tail -1)
 if [ -z "$rc" ]; then
-	echo "emu/boot.sh: the emulated $name host never finished its script (QEMU exit $qemu_rc$([ "$qemu_rc" = 124 ] && echo ": timed out after ${timeout_s}s"))" >&2
+	echo "emu/boot.sh: the emulated $name host ($origin) never finished its script (QEMU exit $qemu_rc$([ "$qemu_rc" = 124 ] && echo ": timed out after ${timeout_s}s")); the console's last lines:" >&2
+	grep -v '^KMP-REC' "$log" | grep -v '^[[:space:]]*$' | tail -n 12 | sed 's/^/  | /' >&2
 	exit 1
 fi
 exit "$rc"

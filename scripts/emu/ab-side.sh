@@ -1,0 +1,64 @@
+#!/bin/bash
+# One side of `run.sh ab`: boot one kernel as an emulated x86_64 KVM host
+# (boot.sh) and run run.sh there, with the same selection, into OUTDIR.
+# The host gets the suite's binaries, run.sh and configs, and the build
+# host's bash, setpriv and timeout (busybox lacks what run.sh uses of them);
+# the results folder comes back through the console as a base64 tarball.
+# Usage: scripts/emu/ab-side.sh SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
+# Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MODPARAMS, KMP_EMU_NAME (boot.sh).
+# Exit: 0 when every run passed or skipped, 1 otherwise (a failed run, a
+# kernel that did not boot or has no KVM), 2 for a bad SPEC.
+set -euo pipefail
+spec=$1 outdir=$2 timeout_s=$3
+shift 3
+src=$(cd "$(dirname "$0")/../.." && pwd)
+name=${KMP_EMU_NAME:-$spec}
+
+cache=$("$src/scripts/emu/kernel.sh" x86_64 "$spec" "$src/build/x86_64/emu-ab")
+work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-ab.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin/configs" "$outdir"
+cp "$src"/build/x86_64/bin/* "$work/bin/"
+cp "$src/run.sh" "$work/bin/"
+cp "$src"/configs/*.cfg "$work/bin/configs/"
+for t in bash setpriv timeout; do
+	cp "$(command -v "$t")" "$work/bin/$t"
+done
+
+# busybox sh runs this; run.sh's arguments were checked by the caller, and
+# are single-quoted here all the same.
+q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+{
+	echo 'if [ ! -c /dev/kvm ]; then'
+	echo '  echo "KMP-AB: no /dev/kvm in this kernel: KVM did not come up"; dmesg | grep -i -E "kvm|svm" | tail -n 5'
+	echo '  exit 3'
+	echo 'fi'
+	printf '/kmp/bash /kmp/run.sh'
+	for a in "$@"; do printf ' %s' "$(q "$a")"; done
+	echo ' --results /tmp/results'
+	# shellcheck disable=SC2016
+	echo 'rc=$?'
+	echo 'echo KMP-AB-FOLDER-BEGIN'
+	echo '(cd /tmp/results && tar cf - . | gzip -1 | base64) | sed "s/^/KMP-REC /"'
+	echo 'echo KMP-AB-FOLDER-END'
+	# shellcheck disable=SC2016
+	echo 'exit $rc'
+} > "$work/script.sh"
+
+log=$outdir/console.log
+set +e
+KMP_EMU_CACHE=$cache KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" x86_64 "$work/bin" "$work/script.sh" "$timeout_s"
+rc=$?
+set -e
+if grep -q '^KMP-AB: no /dev/kvm' "$log"; then
+	echo "run.sh ab: $name ($spec) booted without KVM (no /dev/kvm); the console's last lines:" >&2
+	grep -v '^KMP-REC' "$log" | grep -v '^[[:space:]]*$' | tail -n 8 | sed 's/^/  | /' >&2
+	exit 1
+fi
+if ! grep -q '^KMP-AB-FOLDER-END$' "$log"; then
+	echo "run.sh ab: $name ($spec): no results came back (console: $log)" >&2
+	exit 1
+fi
+sed -n '/^KMP-AB-FOLDER-BEGIN$/,/^KMP-AB-FOLDER-END$/s/^KMP-REC //p' "$log" |
+	base64 -d | tar xzf - -C "$outdir"
+exit $((rc != 0))

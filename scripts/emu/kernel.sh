@@ -1,0 +1,102 @@
+#!/bin/bash
+# Make the cache an emulated x86_64 KVM host boots from (boot.sh's layout:
+# root/boot/vmlinuz-KVER, root/lib/modules/KVER, root/bin/busybox,
+# kernel-package, kernel-origin) for one kernel of `run.sh ab`, and print
+# its path.
+# Usage: scripts/emu/kernel.sh ARCH SPEC CACHE_PARENT
+# SPEC is one of:
+#   linux-image-6.1.0-57-amd64   a Debian package, downloaded with apt;
+#   path/to/linux-image-*.deb    a package file;
+#   TREE[:MODPATH]               a kernel build tree (TREE/arch/x86/boot/bzImage),
+#                                its modules from `make modules_install
+#                                INSTALL_MOD_PATH=MODPATH` (default TREE), or
+#                                none where KVM is built in (CONFIG_KVM_AMD=y).
+# Errors are one line naming SPEC, exit 2 (bad SPEC) or 1 (a failed fetch).
+set -euo pipefail
+arch=$1 spec=$2 parent=$3
+src=$(cd "$(dirname "$0")/../.." && pwd)
+die() { echo "run.sh ab: --kernel '$spec': $*" >&2; exit 2; }
+[ "$arch" = x86_64 ] || die "kernels for an emulated $arch host are not supported (x86_64 only)"
+mkdir -p "$parent"
+
+# busybox-static comes with Debian's default kernel (make check-x86's tdp-6.1 cache).
+busybox_from_base() {
+	local base=$src/build/$arch/emu
+	"$src/scripts/emu/fetch.sh" "$arch" "$base" default >&2
+	mkdir -p "$1/root/bin"
+	cp "$base/root/bin/busybox" "$1/root/bin/busybox"
+}
+
+case "$spec" in
+linux-image-*.deb | */*.deb | *.deb)
+	[ -f "$spec" ] || die "no such package file"
+	pkg=$(dpkg-deb -f "$spec" Package 2>/dev/null) || die "not a Debian package file"
+	[[ $pkg == linux-image-[0-9]* ]] || die "holds package '$pkg', not a linux-image-<version> one"
+	cache=$parent/file-$(sha256sum "$spec" | cut -c1-12)-$pkg
+	if [ ! -f "$cache/.complete" ]; then
+		rm -rf "$cache"
+		mkdir -p "$cache/root"
+		dpkg-deb -x "$spec" "$cache/root" || { rm -rf "$cache"; die "dpkg-deb -x failed"; }
+		busybox_from_base "$cache"
+		echo "$pkg" > "$cache/kernel-package"
+		echo "package file $(basename "$spec")" > "$cache/kernel-origin"
+		touch "$cache/.complete"
+	fi ;;
+linux-image-*)
+	[[ $spec =~ ^linux-image-[0-9][A-Za-z0-9.+~-]*$ ]] ||
+		die "not a kernel image package name (linux-image-<version>-<flavour>)"
+	cache=$parent/$spec
+	# make check-x86's caches may hold it already.
+	for d in "$src/build/$arch"/emu "$src/build/$arch"/emu-*; do
+		[ -f "$d/.complete" ] && [ "$(cat "$d/kernel-package")" = "$spec" ] && { cache=$d; break; }
+	done
+	# fetch.sh fails loudly, naming the package, when apt cannot get it.
+	KMP_EMU_KERNEL_PKG=$spec "$src/scripts/emu/fetch.sh" "$arch" "$cache" default >&2 || exit 1 ;;
+*)
+	tree=${spec%%:*}
+	modpath=$tree
+	[[ $spec == *:* ]] && modpath=${spec#*:}
+	[ -d "$tree" ] || die "not a Debian package (linux-image-...), a .deb file or a kernel build tree"
+	tree=$(cd "$tree" && pwd)
+	bz=$tree/arch/x86/boot/bzImage
+	[ -f "$bz" ] || die "$tree has no arch/x86/boot/bzImage: build the kernel there first (make bzImage)"
+	builtin=0
+	grep -qx 'CONFIG_KVM_AMD=y' "$tree/.config" 2>/dev/null && builtin=1
+	mods=()
+	[ -d "$modpath/lib/modules" ] && mapfile -t mods < <(find "$modpath/lib/modules" -mindepth 1 -maxdepth 1 -type d)
+	if [ "${#mods[@]}" -gt 1 ]; then
+		die "$modpath/lib/modules holds ${#mods[@]} kernel versions: give MODPATH of one (TREE:MODPATH)"
+	elif [ "${#mods[@]}" = 1 ]; then
+		kver=$(basename "${mods[0]}")
+		if [ $builtin = 0 ] && ! compgen -G "${mods[0]}/kernel/arch/x86/kvm/kvm-amd.ko*" > /dev/null; then
+			die "${mods[0]} has no kvm-amd module and $tree/.config does not build it in"
+		fi
+	elif [ $builtin = 1 ]; then
+		kver=$(cat "$tree/include/config/kernel.release" 2>/dev/null) ||
+			die "$tree has no include/config/kernel.release: is the build complete?"
+	else
+		die "$tree builds KVM as modules but $modpath/lib/modules has none: run make modules_install INSTALL_MOD_PATH=$modpath (or give TREE:MODPATH)"
+	fi
+	# A tree changes between builds: made afresh every time (only KVM's modules are copied).
+	cache=$parent/tree-$(echo "$tree:$modpath" | sha256sum | cut -c1-12)
+	rm -rf "$cache"
+	mkdir -p "$cache/root/boot" "$cache/root/lib/modules/$kver"
+	cp "$bz" "$cache/root/boot/vmlinuz-$kver"
+	if [ "${#mods[@]}" = 1 ]; then
+		for m in virt/lib/irqbypass drivers/crypto/ccp/ccp arch/x86/kvm/kvm arch/x86/kvm/kvm-amd; do
+			for f in "${mods[0]}/kernel/$m".ko*; do
+				[ -e "$f" ] || continue
+				mkdir -p "$cache/root/lib/modules/$kver/kernel/$(dirname "$m")"
+				cp "$f" "$cache/root/lib/modules/$kver/kernel/$(dirname "$m")/"
+			done
+		done
+		[ -f "${mods[0]}/modules.builtin" ] && cp "${mods[0]}/modules.builtin" "$cache/root/lib/modules/$kver/"
+	fi
+	# What the tree builds in: boot.sh loads no module for it.
+	[ -f "$tree/modules.builtin" ] && cp "$tree/modules.builtin" "$cache/root/lib/modules/$kver/"
+	busybox_from_base "$cache"
+	echo "linux-image-$kver" > "$cache/kernel-package"
+	echo "build tree $tree" > "$cache/kernel-origin"
+	touch "$cache/.complete" ;;
+esac
+echo "$cache"
