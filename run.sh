@@ -506,7 +506,12 @@ cmd_ab() {
 		*) die "ab: unknown argument '$1'; see --help" ;;
 		esac
 	done
-	[ ${#kernels[@]} = 2 ] || die "ab: needs two kernels (--kernel A --kernel B), got ${#kernels[@]}"
+	case ${#kernels[@]} in
+	0) die "ab: needs two kernels: --kernel A --kernel B" ;;
+	1) die "--kernel '${kernels[0]}': ab needs a second kernel (--kernel A --kernel B)" ;;
+	2) ;;
+	*) die "--kernel '${kernels[2]}': a third kernel; ab compares two" ;;
+	esac
 	case "$mmu" in
 	tdp) params="kvm_amd.npt=1" ;;
 	shadow) params="kvm_amd.npt=0" ;;
@@ -526,6 +531,12 @@ cmd_ab() {
 	for n in dirty_log_perf demand_paging zap_latency tlbie_bench kmp_mmu kmp_cap kmp_restore_host; do
 		[ -x "$HERE/build/x86_64/bin/$n" ] || die "ab: $HERE/build/x86_64/bin/$n not found: run 'make' first"
 	done
+	# Each kernel made ready (fetched, unpacked) before any folder is made:
+	# a bad --kernel is a one-line error.
+	local -a caches=()
+	for a in "${kernels[@]}"; do
+		caches+=("$("$HERE/scripts/emu/kernel.sh" x86_64 "$a" "$HERE/build/x86_64/emu-ab")") || exit $?
+	done
 	for n in "${SELECTED[@]}"; do t=$((t + S_TIMEOUT[n] * repeat)); done
 	passthru=("${sel[@]}" --repeat "$repeat")
 	local label
@@ -533,25 +544,23 @@ cmd_ab() {
 	[ ${#label} -le 150 ] || label="${#SELECTED[@]}-sections"
 	new_results_dir "ab-$label"
 	echo "ab: ${#SELECTED[@]} section(s) x $repeat on two kernels, each an emulated x86_64 KVM host"
-	echo "ab: $mmu MMU ($params), $smp emulated vCPU(s), ${icount:+QEMU -icount $icount}${icount:-real time}"
+	echo "ab: $mmu MMU ($params), $smp emulated vCPU(s), $([ -n "$icount" ] && echo "QEMU -icount $icount" || echo "real time")"
 	if [ -n "$icount" ]; then
 		echo "ab: the figures are instruction-paced (QEMU icount): they measure code path length in"
 		echo "ab: the emulated host, repeatably, not bare-metal time (no cache, TLB or atomic costs)"
 	else
 		echo "ab: real-time emulation: the figures move with this machine's load; icount (the default) does not"
 	fi
-	for side in A B; do
-		[ $side = A ] && a=${kernels[0]} || a=${kernels[1]}
-		echo "=== $side: $a"
-		KMP_EMU_SMP=$smp KMP_EMU_ICOUNT=$icount KMP_EMU_MODPARAMS=$params KMP_EMU_NAME="x86_64/$side" \
-			"$HERE/scripts/emu/ab-side.sh" "$a" "$OUT/$side" $((t + 900)) "${passthru[@]}"
-		case $? in
-		0) ;;
-		2) exit 2 ;;
-		*) [ -n "$(find "$OUT/$side" -name summary.ktap 2>/dev/null)" ] ||
-			{ echo "ab: side $side ($a) gave no results: $OUT/$side/console.log"; exit 1; }
-		   rc=1 ;;
-		esac
+	for n in 0 1; do
+		side=$([ $n = 0 ] && echo A || echo B)
+		echo "=== $side: ${kernels[n]}"
+		if ! KMP_EMU_SMP=$smp KMP_EMU_ICOUNT=$icount KMP_EMU_MODPARAMS=$params KMP_EMU_NAME="x86_64/$side" \
+			"$HERE/scripts/emu/ab-side.sh" "${caches[n]}" "${kernels[n]}" "$OUT/$side" \
+			$((t + 900)) "${passthru[@]}"; then
+			[ -n "$(find "$OUT/$side" -name summary.ktap 2>/dev/null)" ] ||
+				{ echo "ab: side $side (${kernels[n]}) gave no results: $OUT/$side/console.log"; exit 1; }
+			rc=1
+		fi
 	done
 	a=$(results_folder "$OUT/A") || exit 1
 	b=$(results_folder "$OUT/B") || exit 1

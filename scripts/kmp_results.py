@@ -672,6 +672,70 @@ def host_line(sections):
     return None
 
 
+def clock_kind(h):
+    """What a host's timings are: bare metal, or an emulated host's clock
+    following real time or the instructions executed (QEMU -icount)."""
+    emu = h.get("emulated")
+    if not emu:
+        return "bare metal"
+    return "emulated, icount" if " -icount " in emu else "emulated, real time"
+
+
+def emulated_setup(h):
+    """The emulator's command of an emulated host, less the kernel it booted
+    (boot.sh ends the text with "(<kernel origin>, <KVM parameters>)")."""
+    text = h.get("emulated") or ""
+    m = re.match(r"^(.*) \((?:[^(),]*)(, (?P<params>[^()]*))?\)$", text)
+    return (m.group(1) + (" (" + m.group("params") + ")" if m.group("params") else "")
+            if m else text)
+
+
+def host_errors(hb, hn):
+    """Why BASE's and NEW's hosts cannot be compared at all."""
+    if not hb or not hn:
+        return []
+    kb, kn = clock_kind(hb), clock_kind(hn)
+    if kb != kn:
+        return ["BASE's timings are %s, NEW's %s: they do not measure the same thing; "
+                "compare runs of one kind" % (kb, kn)]
+    if kb != "bare metal" and hb.get("cpus") != hn.get("cpus"):
+        return ["BASE's emulated host had %s vCPU(s), NEW's %s: run both with the same "
+                "count (run.sh ab --smp)" % (hb.get("cpus"), hn.get("cpus"))]
+    return []
+
+
+def host_notes(hb, hn):
+    """Comment lines on how BASE's and NEW's hosts differ, and what an
+    emulated host's figures mean."""
+    lines = []
+    if clock_kind(hb) == "bare metal":
+        differ = [k for k in ("machine", "cpu_model", "cpus", "cores", "numa_nodes",
+                              "mem_total_bytes") if hb.get(k) != hn.get(k)]
+    else:
+        # Another kernel on the same emulated machine is run.sh ab's point,
+        # and each kernel keeps its own share of the memory.
+        differ = [k for k in ("machine", "cpu_model", "cores", "numa_nodes")
+                  if hb.get(k) != hn.get(k)]
+        if emulated_setup(hb) != emulated_setup(hn):
+            differ.append("emulated")
+        if hb.get("kernel") != hn.get("kernel"):
+            lines.append("# BASE and NEW: one emulated machine, two kernels: a kernel A/B (the "
+                         "kernels differ in more than any one patch)")
+    if differ:
+        lines.append("# warning: BASE and NEW ran on different hosts (%s differ): compare runs "
+                     "on one host" % ", ".join(differ))
+    if clock_kind(hb) == "emulated, icount":
+        lines.append("# the figures are instruction-paced (QEMU -icount): code path length in "
+                     "the emulated host, repeatable, not bare-metal time (no cache, TLB or "
+                     "atomic-operation costs)")
+        lines.append("# counts (pages zapped, mappings dropped, exits) are code-path properties; "
+                     "lock breaks and TLB flushes depend on timing: %s" % (
+                         "repeatable here, with one icount-paced emulated vCPU"
+                         if hb.get("cpus") == 1 else
+                         "not repeatable with %s emulated vCPUs" % hb.get("cpus")))
+    return lines
+
+
 def cmd_compare(args):
     base, base_err = load_set(args.base)
     new, new_err = load_set(args.new)
@@ -702,6 +766,8 @@ def cmd_compare(args):
                           % (name, ", ".join(param_diff(b.params, n.params))))
             continue
         pairs.setdefault(b.tool, []).append((b, n))
+    hb, hn = host_line(base), host_line(new)
+    errors += host_errors(hb, hn)
     if errors:
         fail(errors)        # nothing on stdout: no table from bad data
 
@@ -711,18 +777,14 @@ def cmd_compare(args):
         if note:
             print("# warning: %s %s is incomplete (%s): its figures may lack runs, and a "
                   "record may be from a run stopped midway" % (label, folder, note))
-    hb, hn = host_line(base), host_line(new)
     for label, h in (("BASE", hb), ("NEW ", hn)):
         if h:
             print("# %s host: %s, %s, %s CPUs, %s, %s%s" % (label, h.get("kernel"),
                   h.get("cpu_model"), h.get("cpus"), h.get("kvm_module"), h.get("mmu"),
                   ", EMULATED (%s)" % h["emulated"] if h.get("emulated") else ""))
     if hb and hn:
-        differ = [k for k in ("machine", "cpu_model", "cpus", "cores", "numa_nodes",
-                              "mem_total_bytes", "emulated") if hb.get(k) != hn.get(k)]
-        if differ:
-            print("# warning: BASE and NEW ran on different hosts (%s differ): compare runs "
-                  "on one host" % ", ".join(differ))
+        for line in host_notes(hb, hn):
+            print(line)
     vb = sorted(set().union(*(s.schemas for s in base.values())))
     vn = sorted(set().union(*(s.schemas for s in new.values())))
     if vb != vn:

@@ -241,7 +241,36 @@ def run_sh_specs(tmp):
             ("negative", "vcpus=-1"), ("overflow", "vcpus=99999999999999999999"),
             ("trailing junk", "vcpus=12x"), ("empty item", "vcpus=1,,2"),
             ("trailing junk", "chunk=12x"), ("zero", "chunk=0")]
+    tree = os.path.join(tmp, "kernel-tree")       # a build tree without KVM's modules
+    os.makedirs(os.path.join(tree, "arch", "x86", "boot"), exist_ok=True)
+    open(os.path.join(tree, "arch", "x86", "boot", "bzImage"), "w").close()
+    with open(os.path.join(tree, ".config"), "w") as f:
+        f.write("CONFIG_KVM=m\nCONFIG_KVM_AMD=m\n")
+    fake_deb = os.path.join(tmp, "linux-image-fake.deb")
+    with open(fake_deb, "w") as f:
+        f.write("not a package\n")
+    ab = ["ab", "-t", "probe"]
     return [
+        dict(option="ab --kernel", names=["--kernel"], cases=[
+            ("empty", "", ab + ["--kernel"], ["--kernel", empty_dir]),
+            ("missing value", None, ab + ["--kernel"], []),
+            ("only one kernel", empty_dir, ab + ["--kernel"], []),
+            ("a third kernel", "/nonexistent/kmp-third", ab + ["--kernel", empty_dir, "--kernel",
+                                                               empty_dir, "--kernel"], []),
+            ("does not exist", "/nonexistent/kmp-kernel", ab + ["--kernel"],
+             ["--kernel", "/nonexistent/kmp-kernel"]),
+            ("a regular file", a_file, ab + ["--kernel"], ["--kernel", a_file]),
+            ("a .deb that is no package", fake_deb, ab + ["--kernel"], ["--kernel", fake_deb]),
+            ("a package name with a space", "linux-image-6.1 x", ab + ["--kernel"],
+             ["--kernel", empty_dir]),
+            ("a tree without bzImage", empty_dir, ab + ["--kernel"], ["--kernel", empty_dir]),
+            ("a tree without KVM's modules", tree, ab + ["--kernel"], ["--kernel", tree])]),
+        dict(option="ab --mmu", names=["--mmu"], cases=[
+            (k, v, ab + ["--kernel", empty_dir, "--kernel", empty_dir, "--mmu"], [])
+            for k, v in (("empty", ""), ("unknown MMU", "ept"), ("upper case", "TDP"))]),
+        dict(option="ab --smp", names=["--smp"], cases=[
+            (k, v, ab + ["--kernel", empty_dir, "--kernel", empty_dir, "--smp"], [])
+            for k, v in int_bad(1, 8)]),
         dict(option="-g", names=["-g", "group"], cases=[
             ("empty", "", ["-g"], []), ("unknown group", "nosuch", ["-g"], []),
             ("missing value", None, ["-g"], [])]),

@@ -567,20 +567,50 @@ def test_zap_tdp_mmu(tmp):
 
 
 def test_emulated_host(tmp, a, b):
-    """A set measured on an emulated KVM host is named so, and never compared silently."""
-    emu = os.path.join(tmp, "emulated")
-    shutil.copytree(b, emu)
-    for fname in os.listdir(emu):
-        if fname.endswith(".json"):
-            edit(emu, fname, lambda r: r["host"].update(emulated="QEMU TCG test"))
-    res = run("compare", a, emu)
-    out = res.stdout.splitlines()
-    check("an emulated host is named on its host line and warned about",
-          res.returncode == 0 and
-          any(l.startswith("# NEW  host:") and "EMULATED (QEMU TCG test)" in l for l in out) and
-          any(l.startswith("# warning: BASE and NEW ran on different hosts") and "emulated" in l
-              for l in out),
+    """Timings of different kinds (bare metal, emulated in real time, emulated
+    under icount) are never compared; nor emulated hosts of different vCPU
+    counts.  Two kernels on one emulated setup are a kernel A/B: said so,
+    with what icount figures mean, and no "different hosts" warning."""
+    icount = "QEMU TCG: qemu-system-x86_64 -accel tcg,thread=single -icount shift=0,sleep=off " \
+             "-cpu max (%s, kvm_amd.npt=1)"
+
+    def variant(src, name, **host):
+        d = os.path.join(tmp, name)
+        shutil.copytree(src, d)
+        for fname in os.listdir(d):
+            if fname.endswith(".json"):
+                edit(d, fname, lambda r: r["host"].update(host))
+        return d
+    real = variant(b, "emulated-real", emulated="QEMU TCG: qemu-system-x86_64 -cpu max (Debian 6.1)")
+    res = run("compare", a, real)
+    check("bare metal against an emulated host: refused, naming both kinds",
+          res.returncode == 2 and not res.stdout and
+          "BASE's timings are bare metal, NEW's emulated, real time" in res.stderr,
           res.stdout + res.stderr)
+    k61 = variant(a, "emulated-6.1", emulated=icount % "Debian 6.1.0-57-amd64", cpus=1,
+                  kernel="6.1.0-57-amd64", mem_total_bytes=6000000000)
+    k612 = variant(b, "emulated-6.12", emulated=icount % "Debian 6.12.117+deb12-amd64", cpus=1,
+                   kernel="6.12.117+deb12-amd64", mem_total_bytes=5900000000)
+    res = run("compare", real, k612)
+    check("real-time emulation against icount: refused",
+          res.returncode == 2 and "emulated, real time, NEW's emulated, icount" in res.stderr,
+          res.stdout + res.stderr)
+    two = variant(b, "emulated-6.12-smp2", emulated=icount % "Debian 6.12.117+deb12-amd64",
+                  cpus=2, kernel="6.12.117+deb12-amd64")
+    res = run("compare", k61, two)
+    check("emulated hosts with 1 and 2 vCPUs: refused, naming --smp",
+          res.returncode == 2 and "had 1 vCPU(s), NEW's 2" in res.stderr and
+          "--smp" in res.stderr, res.stdout + res.stderr)
+    res = run("compare", k61, k612)
+    out = res.stdout.splitlines()
+    check("6.1 against 6.12 on one icount setup: compared as a kernel A/B, path length said",
+          res.returncode == 0 and any(l.startswith("# NEW  host:") and "EMULATED (" in l
+                                      for l in out) and
+          "# BASE and NEW: one emulated machine, two kernels: a kernel A/B (the kernels differ "
+          "in more than any one patch)" in out and
+          any(l.startswith("# the figures are instruction-paced (QEMU -icount)") for l in out) and
+          any("repeatable here, with one icount-paced emulated vCPU" in l for l in out) and
+          not any("different hosts" in l for l in out), res.stdout + res.stderr)
 
 
 def test_schema_versions(tmp, a, b):

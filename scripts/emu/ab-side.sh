@@ -4,17 +4,17 @@
 # The host gets the suite's binaries, run.sh and configs, and the build
 # host's bash, setpriv and timeout (busybox lacks what run.sh uses of them);
 # the results folder comes back through the console as a base64 tarball.
-# Usage: scripts/emu/ab-side.sh SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
+# Usage: scripts/emu/ab-side.sh CACHE SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
+# CACHE is what scripts/emu/kernel.sh made of SPEC (named in messages).
 # Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MODPARAMS, KMP_EMU_NAME (boot.sh).
 # Exit: 0 when every run passed or skipped, 1 otherwise (a failed run, a
-# kernel that did not boot or has no KVM), 2 for a bad SPEC.
+# kernel that did not boot or has no KVM).
 set -euo pipefail
-spec=$1 outdir=$2 timeout_s=$3
-shift 3
+cache=$1 spec=$2 outdir=$3 timeout_s=$4
+shift 4
 src=$(cd "$(dirname "$0")/../.." && pwd)
 name=${KMP_EMU_NAME:-$spec}
 
-cache=$("$src/scripts/emu/kernel.sh" x86_64 "$spec" "$src/build/x86_64/emu-ab")
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin/configs" "$outdir"

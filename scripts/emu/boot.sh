@@ -191,7 +191,7 @@ set +e
 # Under icount the run should repeat exactly: the emulated host's random
 # numbers (RDRAND, and so KASLR and every seed) and its clock at boot come
 # from fixed values rather than from this machine.
-[ -n "${KMP_EMU_ICOUNT:-}" ] && qemu+=(-icount "$KMP_EMU_ICOUNT" -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm)
+[ -n "${KMP_EMU_ICOUNT:-}" ] && qemu+=(-icount "$KMP_EMU_ICOUNT" -seed 1 -rtc "base=2026-01-01T00:00:00,clock=vm")
 timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot -nic none \
 	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' |
 	sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$log" |

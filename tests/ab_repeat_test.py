@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""run.sh ab repeats (KTAP): one kernel booted twice as an emulated x86_64
+KVM host under QEMU icount, with one emulated vCPU, running run.sh's
+ab-repeat group (a small dirty_log_perf and zap_latency run).
+
+Both sides must pass every run, on icount-paced hosts of one vCPU, and agree:
+- every timing (a figure in ns, us, ms or s, or a rate per second), each
+  value of it, within 1%;
+- every count (pages, mappings, lock breaks, exits: any other unit) and every
+  KVM stat delta of every phase, exactly;
+and compare must say the figures are instruction-paced.
+
+The kernel is the Debian package make check-x86's 6.12 host boots (its cache
+is reused), or KMP_AB_KERNEL.  Exit status: 0 when all passed, 1 otherwise.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kmp_testlib import RUN_SH, SRC, ktap_report  # noqa: E402
+
+TIME_UNITS = ("ns", "us", "\u00b5s", "ms", "s")
+TOLERANCE = 0.01
+
+
+def kernel():
+    if os.environ.get("KMP_AB_KERNEL"):
+        return os.environ["KMP_AB_KERNEL"]
+    cached = os.path.join(SRC, "build", "x86_64", "emu-6.12", "kernel-package")
+    if os.path.exists(cached):
+        with open(cached) as f:
+            return f.read().strip()
+    # fetch.sh's own choice: Debian 12's current 6.12 package.
+    out = subprocess.run(["apt-cache", "depends", "linux-image-6.12-amd64"],
+                         capture_output=True, text=True).stdout
+    deps = [l.split()[-1] for l in out.splitlines() if "Depends: linux-image-6.12." in l]
+    return deps[0] if deps else "linux-image-6.12-amd64"
+
+
+def records(side):
+    out = {}
+    for path in sorted(glob.glob(os.path.join(side, "*", "*.json"))):
+        with open(path) as f:
+            out[os.path.basename(path)] = json.load(f)
+    return out
+
+
+def is_timing(unit):
+    return unit in TIME_UNITS or unit.endswith("/s")
+
+
+def compare_figures(name, fa, fb, problems, worst):
+    for fig in sorted(set(fa) | set(fb)):
+        a, b = fa.get(fig), fb.get(fig)
+        if a is None or b is None:
+            problems.append("%s: figure %s only on one side" % (name, fig))
+            continue
+        va = [a.get("value")] + list(a.get("values") or [])
+        vb = [b.get("value")] + list(b.get("values") or [])
+        if len(va) != len(vb):
+            problems.append("%s: %s has %d values against %d" % (name, fig, len(va), len(vb)))
+            continue
+        unit = a.get("unit", "")
+        for x, y in zip(va, vb):
+            if x is None and y is None:
+                continue
+            if is_timing(unit):
+                dev = abs(x - y) / abs(x) if x else (0.0 if y == x else float("inf"))
+                worst[0] = max(worst[0], dev)
+                if dev > TOLERANCE:
+                    problems.append("%s: %s %s against %s %s: %.2f%% apart (at most 1%%)"
+                                    % (name, fig, x, y, unit, 100 * dev))
+            elif x != y:
+                problems.append("%s: count %s %s against %s %s (must be equal)"
+                                % (name, fig, x, y, unit))
+
+
+def main():
+    k = kernel()
+    tmp = tempfile.mkdtemp(prefix="kmp-ab-repeat-")
+    r = subprocess.run([RUN_SH, "ab", "--kernel", k, "--kernel", k, "-g", "ab-repeat",
+                        "--results", tmp], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    results = []
+    tops = glob.glob(os.path.join(tmp, "*"))
+    top = tops[0] if len(tops) == 1 else None
+    results.append(("run.sh ab --kernel %s (twice) -g ab-repeat: exit 0" % k,
+                    [] if r.returncode == 0 and top else
+                    ["exit %d" % r.returncode] + out.strip().splitlines()[-15:]))
+    if not top:
+        return ktap_report(results)
+    ra, rb = records(os.path.join(top, "A")), records(os.path.join(top, "B"))
+    want = {"ab-repeat-dlp.1.json", "ab-repeat-zap.1.json"}
+    problems = []
+    for label, recs in (("A", ra), ("B", rb)):
+        if set(recs) != want:
+            problems.append("side %s has records %s, want %s" % (label, sorted(recs), sorted(want)))
+        for name, rec in recs.items():
+            h = rec["host"]
+            if rec["status"] != "pass":
+                problems.append("%s %s: status %s (%s)" % (label, name, rec["status"],
+                                                           rec["reason"]))
+            if " -icount " not in (h.get("emulated") or "") or h.get("cpus") != 1:
+                problems.append("%s %s: host %r with %s CPUs, want icount and 1"
+                                % (label, name, h.get("emulated"), h.get("cpus")))
+    results.append(("both sides passed each run on an icount-paced host of one vCPU", problems))
+
+    problems, worst = [], [0.0]
+    for name in sorted(want & set(ra) & set(rb)):
+        compare_figures(name, ra[name].get("figures", {}), rb[name].get("figures", {}),
+                        problems, worst)
+    results.append(("timings within 1%% (the largest difference: %.4f%%), counts equal"
+                    % (100 * worst[0]), problems))
+
+    problems = []
+    for name in sorted(want & set(ra) & set(rb)):
+        pa, pb = ra[name].get("phases", {}), rb[name].get("phases", {})
+        if pa != pb:
+            diff = ["%s.%s %s/%s" % (ph, st, pa.get(ph, {}).get(st), pb.get(ph, {}).get(st))
+                    for ph in sorted(set(pa) | set(pb))
+                    for st in sorted(set(pa.get(ph, {})) | set(pb.get(ph, {})))
+                    if pa.get(ph, {}).get(st) != pb.get(ph, {}).get(st)]
+            problems.append("%s: KVM stat deltas differ: %s" % (name, ", ".join(diff[:8])))
+    results.append(("KVM stat deltas of every phase equal", problems))
+
+    said = "# the figures are instruction-paced (QEMU -icount)" in r.stdout
+    results.append(("compare says the figures are instruction-paced",
+                    [] if said else ["no '# the figures are instruction-paced' line"]))
+    rc = ktap_report(results)
+    if rc:
+        print("# results kept: %s" % top)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
