@@ -11,6 +11,11 @@ Both sides must pass every run, on icount-paced hosts of one vCPU, and agree:
   KVM stat delta of every phase, exactly;
 and compare must say the figures are instruction-paced.
 
+Then the kernels that cannot serve, each named in the error: a package apt
+cannot fetch (a loud failure, no results folder), a build tree whose
+bzImage does not boot (the console's last lines shown), and a kernel whose
+KVM does not come up (kvm_amd refuses its parameter: no /dev/kvm).
+
 The kernel is the Debian package make check-x86's 6.12 host boots (its cache
 is reused), or KMP_AB_KERNEL.  Exit status: 0 when all passed, 1 otherwise.
 """
@@ -81,6 +86,69 @@ def compare_figures(name, fa, fb, problems, worst):
                                 % (name, fig, x, y, unit))
 
 
+def bad_kernels(tmp, k):
+    """[(name, problems)] for kernels that cannot serve as a side."""
+    results = []
+    res = os.path.join(tmp, "bad")
+    r = subprocess.run([RUN_SH, "ab", "--kernel", "linux-image-0.0.0-0-amd64", "--kernel", k,
+                        "-g", "ab-repeat", "--results", res], capture_output=True, text=True,
+                       timeout=600)
+    out = r.stdout + r.stderr
+    problems = [] if r.returncode != 0 else ["exit 0"]
+    if "FAILED to fetch Debian package linux-image-0.0.0-0-amd64" not in out:
+        problems.append("no line says 'FAILED to fetch Debian package linux-image-0.0.0-0-amd64'")
+    if os.path.exists(res):
+        problems.append("a results folder was made: " + res)
+    results.append(("a package apt cannot fetch fails loudly, naming it, before any run",
+                    problems + ([] if not problems else out.strip().splitlines()[-6:])))
+
+    tree = os.path.join(tmp, "junk-tree")
+    os.makedirs(os.path.join(tree, "arch", "x86", "boot"))
+    os.makedirs(os.path.join(tree, "include", "config"))
+    with open(os.path.join(tree, "arch", "x86", "boot", "bzImage"), "wb") as f:
+        f.write(b"\0" * 4096)
+    with open(os.path.join(tree, ".config"), "w") as f:
+        f.write("CONFIG_KVM=y\nCONFIG_KVM_AMD=y\n")
+    with open(os.path.join(tree, "include", "config", "kernel.release"), "w") as f:
+        f.write("6.99.0-junk\n")
+    with open(os.path.join(tree, "modules.builtin"), "w") as f:     # as a build writes it
+        f.write("".join("kernel/%s.ko\n" % m for m in (
+            "virt/lib/irqbypass", "drivers/crypto/ccp/ccp", "arch/x86/kvm/kvm",
+            "arch/x86/kvm/kvm-amd")))
+    r = subprocess.run([RUN_SH, "ab", "--kernel", tree, "--kernel", k, "-g", "ab-repeat",
+                        "--results", res], capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    problems = [] if r.returncode != 0 else ["exit 0"]
+    if not any("never finished" in l and "build tree " + tree in l for l in out.splitlines()):
+        problems.append("no line says the host (build tree %s) never finished" % tree)
+    if not any(l.startswith("  | ") for l in out.splitlines()):
+        problems.append("no console lines ('  | ...') shown")
+    results.append(("a build tree whose bzImage does not boot: named, with the console's "
+                    "last lines", problems + ([] if not problems else
+                                              out.strip().splitlines()[-8:])))
+    shutil.rmtree(res, ignore_errors=True)
+
+    # kvm_amd refuses the value: the host boots without /dev/kvm.
+    cache = subprocess.run([os.path.join(SRC, "scripts", "emu", "kernel.sh"), "x86_64", k,
+                            os.path.join(SRC, "build", "x86_64", "emu-ab")],
+                           capture_output=True, text=True).stdout.strip()
+    env = dict(os.environ, KMP_EMU_MODPARAMS="kvm_amd.npt=bogus", KMP_EMU_SMP="1",
+               KMP_EMU_NAME="x86_64/nokvm")
+    env.pop("KMP_EMU_ICOUNT", None)
+    r = subprocess.run([os.path.join(SRC, "scripts", "emu", "ab-side.sh"), cache, k,
+                        os.path.join(tmp, "nokvm"), "600", "-g", "ab-repeat"],
+                       capture_output=True, text=True, env=env, timeout=900)
+    out = r.stdout + r.stderr
+    problems = [] if r.returncode != 0 else ["exit 0"]
+    if not any("booted without KVM (no /dev/kvm)" in l and k in l for l in out.splitlines()):
+        problems.append("no line says %s booted without KVM" % k)
+    if not any(l.startswith("  | ") for l in out.splitlines()):
+        problems.append("no console lines ('  | ...') shown")
+    results.append(("a kernel whose KVM does not come up: named, with the console's last lines",
+                    problems + ([] if not problems else out.strip().splitlines()[-8:])))
+    return results
+
+
 def main():
     k = kernel()
     tmp = tempfile.mkdtemp(prefix="kmp-ab-repeat-")
@@ -132,6 +200,7 @@ def main():
     said = "# the figures are instruction-paced (QEMU -icount)" in r.stdout
     results.append(("compare says the figures are instruction-paced",
                     [] if said else ["no '# the figures are instruction-paced' line"]))
+    results += bad_kernels(tmp, k)
     rc = ktap_report(results)
     if rc:
         print("# results kept: %s" % top)

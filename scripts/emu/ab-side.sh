@@ -3,7 +3,8 @@
 # (boot.sh) and run run.sh there, with the same selection, into OUTDIR.
 # The host gets the suite's binaries, run.sh and configs, and the build
 # host's bash, setpriv and timeout (busybox lacks what run.sh uses of them);
-# the results folder comes back through the console as a base64 tarball.
+# the results folder comes back through the console as a base64 tarball
+# (KMP-REC lines, which boot.sh does not show).
 # Usage: scripts/emu/ab-side.sh CACHE SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
 # CACHE is what scripts/emu/kernel.sh made of SPEC (named in messages).
 # Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MODPARAMS, KMP_EMU_NAME (boot.sh).
@@ -38,9 +39,9 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 	echo ' --results /tmp/results'
 	# shellcheck disable=SC2016
 	echo 'rc=$?'
-	echo 'echo KMP-AB-FOLDER-BEGIN'
+	echo 'echo KMP-REC-AB-BEGIN'
 	echo '(cd /tmp/results && tar cf - . | gzip -1 | base64) | sed "s/^/KMP-REC /"'
-	echo 'echo KMP-AB-FOLDER-END'
+	echo 'echo KMP-REC-AB-END'
 	# shellcheck disable=SC2016
 	echo 'exit $rc'
 } > "$work/script.sh"
@@ -55,10 +56,10 @@ if grep -q '^KMP-AB: no /dev/kvm' "$log"; then
 	grep -v '^KMP-REC' "$log" | grep -v '^[[:space:]]*$' | tail -n 8 | sed 's/^/  | /' >&2
 	exit 1
 fi
-if ! grep -q '^KMP-AB-FOLDER-END$' "$log"; then
+if ! grep -q '^KMP-REC-AB-END$' "$log"; then
 	echo "run.sh ab: $name ($spec): no results came back (console: $log)" >&2
 	exit 1
 fi
-sed -n '/^KMP-AB-FOLDER-BEGIN$/,/^KMP-AB-FOLDER-END$/s/^KMP-REC //p' "$log" |
+sed -n '/^KMP-REC-AB-BEGIN$/,/^KMP-REC-AB-END$/s/^KMP-REC //p' "$log" |
 	base64 -d | tar xzf - -C "$outdir"
 exit $((rc != 0))
