@@ -328,6 +328,18 @@ static void format_mmu_params(const struct host_desc *d, char *buf, size_t size)
 	}
 }
 
+/*
+ * What the host's timings are: native (its own clock), or an emulated host whose clock
+ * follows this machine's (real time) or the instructions it executes (QEMU
+ * -icount, as boot.sh passes it): path length, repeatable.
+ */
+static const char *host_clock(const struct host_desc *d)
+{
+	if (!d->emulated[0])
+		return "native";
+	return strstr(d->emulated, " -icount ") ? "emulated, icount" : "emulated, real time";
+}
+
 void host_desc_print(const struct host_desc *d)
 {
 	char params[512];
@@ -347,8 +359,9 @@ void host_desc_print(const struct host_desc *d)
 	else
 		ksft_print_msg("KVM: %s, MMU: %s\n", d->kvm_module, d->mmu);
 	if (d->emulated[0])
-		ksft_print_msg("EMULATED host (%s): timings are not bare-metal figures\n",
-			       d->emulated);
+		ksft_print_msg("EMULATED host (%s): timings are not bare-metal figures%s\n",
+			       d->emulated, strcmp(host_clock(d), "emulated, icount") ? "" :
+			       "; instruction-paced (icount): they measure code path length");
 }
 
 void host_desc_json(const struct host_desc *d, struct json *j)
@@ -366,6 +379,7 @@ void host_desc_json(const struct host_desc *d, struct json *j)
 	json_string(j, "kvm_module", d->kvm_module);
 	json_string(j, "mmu", d->mmu);
 	json_string(j, "emulated", d->emulated[0] ? d->emulated : NULL);
+	json_string(j, "clock", host_clock(d));
 	json_object_begin(j, "kvm_params");
 	for (i = 0; i < d->nr_params; i++)
 		json_string(j, d->params[i].name, d->params[i].value);

@@ -673,11 +673,13 @@ def host_line(sections):
 
 
 def clock_kind(h):
-    """What a host's timings are: bare metal, or an emulated host's clock
+    """What a host's timings are: native (its own clock), or an emulated host's clock
     following real time or the instructions executed (QEMU -icount)."""
-    emu = h.get("emulated")
+    if h.get("clock"):
+        return h["clock"]
+    emu = h.get("emulated")     # records from before host.clock
     if not emu:
-        return "bare metal"
+        return "native"
     return "emulated, icount" if " -icount " in emu else "emulated, real time"
 
 
@@ -698,7 +700,7 @@ def host_errors(hb, hn):
     if kb != kn:
         return ["BASE's timings are %s, NEW's %s: they do not measure the same thing; "
                 "compare runs of one kind" % (kb, kn)]
-    if kb != "bare metal" and hb.get("cpus") != hn.get("cpus"):
+    if kb != "native" and hb.get("cpus") != hn.get("cpus"):
         return ["BASE's emulated host had %s vCPU(s), NEW's %s: run both with the same "
                 "count (run.sh ab --smp)" % (hb.get("cpus"), hn.get("cpus"))]
     return []
@@ -708,7 +710,7 @@ def host_notes(hb, hn):
     """Comment lines on how BASE's and NEW's hosts differ, and what an
     emulated host's figures mean."""
     lines = []
-    if clock_kind(hb) == "bare metal":
+    if clock_kind(hb) == "native":
         differ = [k for k in ("machine", "cpu_model", "cpus", "cores", "numa_nodes",
                               "mem_total_bytes") if hb.get(k) != hn.get(k)]
     else:

@@ -585,7 +585,7 @@ def test_emulated_host(tmp, a, b):
     res = run("compare", a, real)
     check("bare metal against an emulated host: refused, naming both kinds",
           res.returncode == 2 and not res.stdout and
-          "BASE's timings are bare metal, NEW's emulated, real time" in res.stderr,
+          "BASE's timings are native, NEW's emulated, real time" in res.stderr,
           res.stdout + res.stderr)
     k61 = variant(a, "emulated-6.1", emulated=icount % "Debian 6.1.0-57-amd64", cpus=1,
                   kernel="6.1.0-57-amd64", mem_total_bytes=6000000000)
