@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """run.sh ab repeats (KTAP): one kernel booted twice as an emulated x86_64
 KVM host under QEMU icount, with one emulated vCPU, running run.sh's
-ab-repeat group (a small dirty_log_perf and zap_latency run).
+ab-repeat group (a small dirty_log_perf and zap_latency run).  The kernel
+is given as a developer's build tree would be (`--kernel TREE:MODPATH`): a
+tree made of Debian's package, its bzImage and .config, and its KVM modules
+as `make modules_install INSTALL_MOD_PATH=MODPATH` lays them out (.ko.xz).
 
 Both sides must pass every run, on icount-paced hosts of one vCPU, and agree:
 - every timing (a figure in ns, us, ms or s, or a rate per second), each
@@ -129,9 +132,7 @@ def bad_kernels(tmp, k):
     shutil.rmtree(res, ignore_errors=True)
 
     # kvm_amd refuses the value: the host boots without /dev/kvm.
-    cache = subprocess.run([os.path.join(SRC, "scripts", "emu", "kernel.sh"), "x86_64", k,
-                            os.path.join(SRC, "build", "x86_64", "emu-ab")],
-                           capture_output=True, text=True).stdout.strip()
+    cache = kernel_cache(k)
     env = dict(os.environ, KMP_EMU_MODPARAMS="kvm_amd.npt=bogus", KMP_EMU_SMP="1",
                KMP_EMU_NAME="x86_64/nokvm")
     env.pop("KMP_EMU_ICOUNT", None)
@@ -149,19 +150,50 @@ def bad_kernels(tmp, k):
     return results
 
 
+def kernel_cache(k):
+    """The emulated host's cache of package k (scripts/emu/kernel.sh)."""
+    return subprocess.run([os.path.join(SRC, "scripts", "emu", "kernel.sh"), "x86_64", k,
+                           os.path.join(SRC, "build", "x86_64", "emu-ab")],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def build_tree(tmp, cache):
+    """TREE:MODPATH as a kernel build would leave them, made of the package in cache."""
+    with open(os.path.join(cache, "kernel-package")) as f:
+        kver = f.read().strip()[len("linux-image-"):]
+    root = os.path.join(cache, "root")
+    tree, mods = os.path.join(tmp, "linux"), os.path.join(tmp, "linux-mods")
+    os.makedirs(os.path.join(tree, "arch", "x86", "boot"))
+    shutil.copy(os.path.join(root, "boot", "vmlinuz-" + kver),
+                os.path.join(tree, "arch", "x86", "boot", "bzImage"))
+    shutil.copy(os.path.join(root, "boot", "config-" + kver), os.path.join(tree, ".config"))
+    src = os.path.join(root, "lib", "modules", kver)
+    dst = os.path.join(mods, "lib", "modules", kver)
+    for d in ("arch/x86/kvm", "virt/lib", "drivers/crypto/ccp"):
+        shutil.copytree(os.path.join(src, "kernel", d), os.path.join(dst, "kernel", d))
+    shutil.copy(os.path.join(src, "modules.builtin"), dst)
+    return "%s:%s" % (tree, mods)
+
+
 def main():
     k = kernel()
     tmp = tempfile.mkdtemp(prefix="kmp-ab-repeat-")
-    r = subprocess.run([RUN_SH, "ab", "--kernel", k, "--kernel", k, "-g", "ab-repeat",
-                        "--results", tmp], capture_output=True, text=True)
+    tree_caches = os.path.join(SRC, "build", "x86_64", "emu-ab", "tree-*")
+    before = set(glob.glob(tree_caches))
+    spec = build_tree(tmp, kernel_cache(k))
+    res = os.path.join(tmp, "results")
+    r = subprocess.run([RUN_SH, "ab", "--kernel", spec, "--kernel", spec, "-g", "ab-repeat",
+                        "--results", res], capture_output=True, text=True)
     out = r.stdout + r.stderr
     results = []
-    tops = glob.glob(os.path.join(tmp, "*"))
+    tops = glob.glob(os.path.join(res, "*"))
     top = tops[0] if len(tops) == 1 else None
-    results.append(("run.sh ab --kernel %s (twice) -g ab-repeat: exit 0" % k,
+    results.append(("run.sh ab --kernel TREE:MODPATH (%s as a build tree, twice) -g ab-repeat: "
+                    "exit 0" % k,
                     [] if r.returncode == 0 and top else
                     ["exit %d" % r.returncode] + out.strip().splitlines()[-15:]))
     if not top:
+        print("# output of run.sh ab kept in %s" % tmp)
         return ktap_report(results)
     ra, rb = records(os.path.join(top, "A")), records(os.path.join(top, "B"))
     want = {"ab-repeat-dlp.1.json", "ab-repeat-zap.1.json"}
@@ -174,10 +206,14 @@ def main():
             if rec["status"] != "pass":
                 problems.append("%s %s: status %s (%s)" % (label, name, rec["status"],
                                                            rec["reason"]))
-            if " -icount " not in (h.get("emulated") or "") or h.get("cpus") != 1:
-                problems.append("%s %s: host %r with %s CPUs, want icount and 1"
-                                % (label, name, h.get("emulated"), h.get("cpus")))
-    results.append(("both sides passed each run on an icount-paced host of one vCPU", problems))
+            if h.get("clock") != "emulated, icount" or h.get("cpus") != 1:
+                problems.append("%s %s: host clock %r with %s CPUs, want icount and 1"
+                                % (label, name, h.get("clock"), h.get("cpus")))
+            if "(build tree %s/linux, " % tmp not in (h.get("emulated") or ""):
+                problems.append("%s %s: host.emulated %r does not name the build tree"
+                                % (label, name, h.get("emulated")))
+    results.append(("both sides passed each run on an icount-paced host of one vCPU, "
+                    "booted from the tree", problems))
 
     problems, worst = [], [0.0]
     for name in sorted(want & set(ra) & set(rb)):
@@ -202,6 +238,8 @@ def main():
                     [] if said else ["no '# the figures are instruction-paced' line"]))
     results += bad_kernels(tmp, k)
     rc = ktap_report(results)
+    for d in set(glob.glob(tree_caches)) - before:      # made for this test's trees only
+        shutil.rmtree(d, ignore_errors=True)
     if rc:
         print("# results kept: %s" % top)
     else:
