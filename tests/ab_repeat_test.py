@@ -131,21 +131,32 @@ def bad_kernels(tmp, k):
                                               out.strip().splitlines()[-8:])))
     shutil.rmtree(res, ignore_errors=True)
 
-    # kvm_amd refuses the value: the host boots without /dev/kvm.
-    cache = kernel_cache(k)
+    # kvm_amd refuses the value: the host boots without /dev/kvm.  The kernel
+    # comes as a package file this time (apt-get download).
+    debs = os.path.join(tmp, "debs")
+    os.makedirs(debs)
+    subprocess.run(["apt-get", "download", "-q", k], cwd=debs, capture_output=True)
+    files = glob.glob(os.path.join(debs, "*.deb"))
+    if not files:
+        results.append(("a kernel whose KVM does not come up: named", ["apt-get download %s "
+                                                                        "gave no file" % k]))
+        return results
+    cache = kernel_cache(files[0])
     env = dict(os.environ, KMP_EMU_MODPARAMS="kvm_amd.npt=bogus", KMP_EMU_SMP="1",
                KMP_EMU_NAME="x86_64/nokvm")
     env.pop("KMP_EMU_ICOUNT", None)
-    r = subprocess.run([os.path.join(SRC, "scripts", "emu", "ab-side.sh"), cache, k,
+    r = subprocess.run([os.path.join(SRC, "scripts", "emu", "ab-side.sh"), cache, files[0],
                         os.path.join(tmp, "nokvm"), "600", "-g", "ab-repeat"],
                        capture_output=True, text=True, env=env, timeout=900)
     out = r.stdout + r.stderr
     problems = [] if r.returncode != 0 else ["exit 0"]
-    if not any("booted without KVM (no /dev/kvm)" in l and k in l for l in out.splitlines()):
-        problems.append("no line says %s booted without KVM" % k)
+    if not any("booted without KVM (no /dev/kvm)" in l and files[0] in l
+               for l in out.splitlines()):
+        problems.append("no line says %s booted without KVM" % files[0])
     if not any(l.startswith("  | ") for l in out.splitlines()):
         problems.append("no console lines ('  | ...') shown")
-    results.append(("a kernel whose KVM does not come up: named, with the console's last lines",
+    results.append(("a kernel (a package file) whose KVM does not come up: named, with the "
+                    "console's last lines",
                     problems + ([] if not problems else out.strip().splitlines()[-8:])))
     return results
 
@@ -178,8 +189,9 @@ def build_tree(tmp, cache):
 def main():
     k = kernel()
     tmp = tempfile.mkdtemp(prefix="kmp-ab-repeat-")
-    tree_caches = os.path.join(SRC, "build", "x86_64", "emu-ab", "tree-*")
-    before = set(glob.glob(tree_caches))
+    # The caches made for this test's tree and package file.
+    made = [os.path.join(SRC, "build", "x86_64", "emu-ab", p) for p in ("tree-*", "file-*")]
+    before = set(glob.glob(made[0]) + glob.glob(made[1]))
     spec = build_tree(tmp, kernel_cache(k))
     res = os.path.join(tmp, "results")
     r = subprocess.run([RUN_SH, "ab", "--kernel", spec, "--kernel", spec, "-g", "ab-repeat",
@@ -238,7 +250,7 @@ def main():
                     [] if said else ["no '# the figures are instruction-paced' line"]))
     results += bad_kernels(tmp, k)
     rc = ktap_report(results)
-    for d in set(glob.glob(tree_caches)) - before:      # made for this test's trees only
+    for d in set(glob.glob(made[0]) + glob.glob(made[1])) - before:
         shutil.rmtree(d, ignore_errors=True)
     if rc:
         print("# results kept: %s" % top)

@@ -41,6 +41,7 @@ fi
 [ -f "$cache/.complete" ] && exit 0
 
 fail() {
+	rm -rf "$cache"		# never half a cache: the next run starts over
 	echo "################################################################" >&2
 	echo "## emulated $arch host: FAILED to fetch Debian package $1" >&2
 	echo "## ($2)" >&2
