@@ -661,6 +661,22 @@ def print_generic(pairs):
                                lambda v, u=unit: fmt_value(v, u)))
 
 
+def print_path_counts(pairs):
+    """The KVM VM stat deltas of each phase beside the timings: under icount
+    they are the code path's own counts.  Only stats that moved on a side."""
+    print("path counts: KVM VM stat deltas per phase, medians over runs, BASE -> NEW")
+    for b, n in sorted(pairs, key=lambda p: p[0].name):
+        keys = sorted({(ph, st) for sec in (b, n) for _, rec in sec.passed
+                       for ph, stats in (rec.get("phases") or {}).items()
+                       for st, v in stats.items() if v})
+        print("%s:%s" % (b.name, "" if keys else " no stat moved"))
+        for ph, st in keys:
+            sb, sn = (Stat((rec.get("phases") or {}).get(ph, {}).get(st, 0)
+                           for _, rec in sec.passed) for sec in (b, n))
+            print("  %s %s: %s -> %s%s" % (ph, st, fmt_num(sb.med), fmt_num(sn.med),
+                                           " (timing-dependent)" if "tlb_flush" in st else ""))
+
+
 PRINTERS = {"dirty_log_perf": print_dirty_log_perf, "demand_paging": print_demand_paging,
             "tlbie_bench": print_tlbie_bench, "zap_latency": print_zap_latency}
 
@@ -803,6 +819,9 @@ def cmd_compare(args):
         if tool in pairs:
             print()
             PRINTERS.get(tool, print_generic)(pairs[tool])
+    if hb and clock_kind(hb) == "emulated, icount":
+        print()
+        print_path_counts([p for tool in sorted(pairs) for p in pairs[tool]])
     return 0
 
 
