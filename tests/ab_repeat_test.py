@@ -205,8 +205,9 @@ def main():
                     [] if r.returncode == 0 and top else
                     ["exit %d" % r.returncode] + out.strip().splitlines()[-15:]))
     if not top:
+        rc = ktap_report(results)
         print("# output of run.sh ab kept in %s" % tmp)
-        return ktap_report(results)
+        return rc
     ra, rb = records(os.path.join(top, "A")), records(os.path.join(top, "B"))
     want = {"ab-repeat-dlp.1.json", "ab-repeat-zap.1.json"}
     problems = []
