@@ -112,12 +112,6 @@ static void ring_on_wait(struct memstress *ms)
 		ring_harvest_and_reset(d);
 }
 
-static void ring_setup_vm(struct kvm_vm *vm, void *arg)
-{
-	struct dlp *d = arg;
-
-	d->o.ring_entries = dirty_ring_enable(vm, d->o.ring_entries);
-}
 
 /* ---- common ---- */
 
@@ -142,12 +136,13 @@ void collect_setup(struct dlp *d)
 	d->ms->on_wait = ring_on_wait;
 }
 
-void collect_params_hook(struct dlp *d)
+void collect_vm_create(struct dlp *d, struct kvm_vm *vm)
 {
-	if (d->o.ring_entries) {
-		d->o.ms.setup_vm = ring_setup_vm;
-		d->o.ms.setup_arg = d;
-	}
+	if (!d->o.ring_entries)
+		return;
+	dirty_ring_hook_entries = d->o.ring_entries;
+	dirty_ring_vm_create_hook(vm);
+	d->o.ring_entries = dirty_ring_hook_entries;
 }
 
 struct timespec collect_get(struct dlp *d)
@@ -157,6 +152,12 @@ struct timespec collect_get(struct dlp *d)
 	if (d->o.ring_entries) {
 		start = ts_now();
 		ring_harvest_all(d);
+		/* After the rings, as KVM wants the bitmap beside them collected. */
+		for (uint32_t i = 0; i < d->o.ms.slots; i++)
+			d->ring_bitmap_pages += dirty_ring_collect_bitmap(d->ms->vm,
+									  memstress_slot(d->ms, i),
+									  d->bitmaps[i],
+									  d->pages_per_slot);
 		return ts_elapsed(start);
 	}
 	for (uint32_t i = 0; i < d->o.ms.slots; i++) {

@@ -70,6 +70,7 @@ struct dlp {
 	struct dirty_ring_counts ring_counts;
 	uint64_t ring_full_exits;
 	uint64_t ring_invalid_entries;
+	uint64_t ring_bitmap_pages;		/* from the bitmap beside the ring (arm64) */
 	uint64_t ring_empty_rounds;		/* full exits served with nothing to harvest */
 	volatile uint64_t ring_generation;	/* bumped after each reset */
 	volatile uint32_t ring_full_waiting;
@@ -108,8 +109,8 @@ extern const char *const dlp_phase_names[NR_PHASES];
 void dlp_parse_options(struct dlp_opts *o, int argc, char **argv);
 
 /* collect.c: the bitmap log or the dirty ring, behind one interface. */
-/* Before memstress_create(): the ring must be enabled before vCPUs exist. */
-void collect_params_hook(struct dlp *d);
+/* vm_create_hook: the ring, enabled before the first memslot and vCPU. */
+void collect_vm_create(struct dlp *d, struct kvm_vm *vm);
 /* After memstress_create(): bitmaps, ring mappings, vCPU exit handling. */
 void collect_setup(struct dlp *d);
 void collect_teardown(struct dlp *d);

@@ -170,10 +170,15 @@ static void run_iteration(struct dlp *d, uint64_t i)
 		memstress_set_iteration(d->ms, i + 1);
 }
 
-/* vm_create_hook: the chunk size must be set while the VM has no memslot. */
-static void enable_eager_split(struct kvm_vm *vm)
+/*
+ * vm_create_hook: what KVM accepts only while the VM has no memslot (the
+ * eager-split chunk size; the ring's bitmap) and no vCPU (the ring).
+ */
+static void dlp_vm_create(struct kvm_vm *vm)
 {
-	vm_enable_cap(vm, KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE, dlp.o.eager_split_chunk);
+	if (dlp.o.eager_split)
+		vm_enable_cap(vm, KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE, dlp.o.eager_split_chunk);
+	collect_vm_create(&dlp, vm);
 }
 
 static void run(struct dlp *d)
@@ -188,9 +193,7 @@ static void run(struct dlp *d)
 	if (d->o.manual_protect && !d->o.ring_entries)
 		d->manual_caps = kvm_check_cap(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) &
 				 (KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE | KVM_DIRTY_LOG_INITIALLY_SET);
-	collect_params_hook(d);
-	if (d->o.eager_split)
-		vm_create_hook = enable_eager_split;
+	vm_create_hook = dlp_vm_create;
 	d->ms = memstress_create(&d->o.ms);
 	vm_create_hook = NULL;
 	d->ms->priv = d;

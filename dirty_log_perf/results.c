@@ -72,6 +72,10 @@ void results_print_totals(const struct dlp *d)
 			       (unsigned long)d->ring_full_exits,
 			       (unsigned long)d->ring_invalid_entries,
 			       (unsigned long)d->ring_counts.full_walks);
+	if (d->o.ring_entries && d->ms && d->ms->vm->dirty_ring_bitmap)
+		ksft_print_msg("Dirty ring with the bitmap beside it "
+			       "(KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP): %lu pages from the bitmap\n",
+			       (unsigned long)d->ring_bitmap_pages);
 }
 
 static void figure_times(struct json *j, const struct dlp *d, const char *name, size_t offset)
@@ -185,6 +189,9 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 			      NULL, 0);
 		record_figure(&j, "ring_overfilled_walks", "walks", d->ring_counts.full_walks,
 			      NULL, 0);
+		if (d->ms && d->ms->vm->dirty_ring_bitmap)
+			record_figure(&j, "ring_bitmap_pages", "pages", d->ring_bitmap_pages,
+				      NULL, 0);
 	}
 	if (d->o.verify)
 		record_figure(&j, "verify_lost_pages", "pages", d->verify_lost, NULL, 0);

@@ -36,9 +36,26 @@
  * KVM_CAP_DIRTY_LOG_RING.  entries must be a power of two, hold KVM's
  * reserve, fill at least one host page, and fit the cap's maximum: otherwise
  * a usage error naming --ring.  Skips when neither cap is offered.
+ * Where KVM offers KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP (arm64), it is enabled
+ * too, which KVM allows only while the VM has no memslot: call this from
+ * vm_create_hook there (dirty_ring_vm_create_hook() does).
  * Returns entries.
  */
 uint32_t dirty_ring_enable(struct kvm_vm *vm, uint32_t entries);
+/*
+ * vm_create_hook that enables a ring of dirty_ring_hook_entries entries
+ * (dirty_ring_enable(), so the result may be read back from there).
+ */
+extern uint32_t dirty_ring_hook_entries;
+void dirty_ring_vm_create_hook(struct kvm_vm *vm);
+/*
+ * With the bitmap beside the ring: KVM_GET_DIRTY_LOG of slot, after the
+ * rings were harvested, as KVM wants it collected; its pages (those dirtied
+ * outside any vCPU's context, which the ring cannot log) are OR'd into
+ * bitmap of `pages` pages.  Returns how many it added; 0 without a bitmap.
+ */
+uint64_t dirty_ring_collect_bitmap(struct kvm_vm *vm, uint32_t slot, uint64_t *bitmap,
+				   uint64_t pages);
 /* The cap dirty_ring_enable() uses on this VM ("KVM_CAP_DIRTY_LOG_RING..."), NULL if none. */
 const char *dirty_ring_cap_name(struct kvm_vm *vm);
 /* Largest ring KVM offers on this VM, in entries (0: no dirty ring). */

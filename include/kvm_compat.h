@@ -26,6 +26,18 @@
 #ifndef KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES	/* 6.5, arm64 */
 #define KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES 229
 #endif
+#ifndef KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP	/* 6.2, arm64 */
+#define KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP 225
+#endif
+/*
+ * The dirty ring's page in the vCPU mmap: arm64's asm/kvm.h has it from
+ * 6.2 (64, as on x86), and linux/kvm.h falls back to 0 without it, which is
+ * the kvm_run page.
+ */
+#if defined(__aarch64__) && KVM_DIRTY_LOG_PAGE_OFFSET == 0
+#undef KVM_DIRTY_LOG_PAGE_OFFSET
+#define KVM_DIRTY_LOG_PAGE_OFFSET 64
+#endif
 #ifndef KVM_X86_QUIRK_SLOT_ZAP_ALL	/* 6.11 */
 #define KVM_X86_QUIRK_SLOT_ZAP_ALL (1 << 7)
 #endif

@@ -84,6 +84,8 @@ struct kvm_vm {
 	uint64_t elf_end;		/* highest gva used by the loaded binary */
 	struct kvm_vcpu *vcpus[KMP_MAX_VCPUS];
 	uint32_t nr_vcpus;
+	/* KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP enabled: collect the bitmap too. */
+	bool dirty_ring_bitmap;
 	struct vm_arch arch;
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The KVM dirty ring: enable it, map each vCPU's ring, harvest, reset. */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dirty_log.h"
 #include "dirty_ring.h"
 
 /* The ring cap this VM offers, preferring the one with acquire/release semantics. */
@@ -67,7 +69,49 @@ uint32_t dirty_ring_enable(struct kvm_vm *vm, uint32_t entries)
 			    entries, dirty_ring_cap_name(vm), DIRTY_RING_RSVD_ENTRIES);
 	TEST_ASSERT(!ret, "KVM_ENABLE_CAP %s with %u entries failed: errno %d (%s)",
 		    dirty_ring_cap_name(vm), entries, -ret, strerror(-ret));
+
+	/*
+	 * arm64 maps guest memory page by page only in memslots that have a
+	 * dirty bitmap (memslot_is_logging): with the ring alone it keeps block
+	 * mappings and logs one entry per 2M block.  KVM adds the bitmap
+	 * beside the ring only before the first memslot.
+	 */
+	if (vm_check_cap(vm, KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP) > 0) {
+		for (int i = 0; i < KMP_MAX_REGIONS; i++)
+			TEST_ASSERT(!vm->regions[i].in_use, "dirty_ring_enable() after memslot %u "
+				    "was added: KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP is accepted only "
+				    "before the first (enable the ring from vm_create_hook)",
+				    vm->regions[i].kr.slot);
+		vm_enable_cap(vm, KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP, 0);
+		vm->dirty_ring_bitmap = true;
+	}
 	return entries;
+}
+
+uint32_t dirty_ring_hook_entries;
+
+void dirty_ring_vm_create_hook(struct kvm_vm *vm)
+{
+	dirty_ring_hook_entries = dirty_ring_enable(vm, dirty_ring_hook_entries);
+}
+
+uint64_t dirty_ring_collect_bitmap(struct kvm_vm *vm, uint32_t slot, uint64_t *bitmap,
+				   uint64_t pages)
+{
+	uint64_t *got, added = 0;
+
+	if (!vm->dirty_ring_bitmap)
+		return 0;
+	got = bitmap_alloc(pages);
+	vm_get_dirty_log(vm, slot, got);
+	for (uint64_t p = 0; p < pages; p++) {
+		if (bitmap_test(got, p) && !bitmap_test(bitmap, p)) {
+			bitmap_set(bitmap, p);
+			added++;
+		}
+	}
+	free(got);
+	return added;
 }
 
 void dirty_ring_map(struct dirty_ring *r, struct kvm_vcpu *vcpu, uint32_t entries)

@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "child.h"
+#include "dirty_log.h"
 #include "dirty_ring.h"
 #include "host_desc.h"
 #include "kvm_util.h"
@@ -70,8 +71,12 @@ static void ring_vm_create(struct ring_vm *t, uint32_t entries, uint64_t pages,
 
 	memset(t, 0, sizeof(*t));
 	t->pages = pages;
+	/* Before slot 0: arm64 adds the dirty bitmap beside the ring only then. */
+	dirty_ring_hook_entries = entries;
+	vm_create_hook = dirty_ring_vm_create_hook;
 	t->vm = vm_create(1, pages);
-	TEST_ASSERT(dirty_ring_enable(t->vm, entries) == entries, "ring size changed");
+	vm_create_hook = NULL;
+	TEST_ASSERT(dirty_ring_hook_entries == entries, "ring size changed");
 	t->gpa = arch_test_mem_gpa(t->vm);
 	vm_mem_add(t->vm, SRC_ANONYMOUS, t->gpa, TEST_SLOT, size, 0);
 	virt_map(t->vm, t->gpa, t->gpa, size, SZ_4K);
@@ -105,6 +110,14 @@ static void check_round(struct __test_metadata *_metadata, struct ring_vm *t, ui
 	EXPECT_EQ(0, t->col.foreign)
 		TH_LOG("round %lu: %lu entries outside the test slot's %lu pages, first slot %u offset 0x%lx",
 		       r, t->col.foreign, t->pages, t->col.foreign_slot, t->col.foreign_offset);
+	if (t->vm->dirty_ring_bitmap) {
+		uint64_t *scratch = bitmap_alloc(t->pages);
+
+		/* Every write came from the vCPU: the bitmap beside the ring got none. */
+		EXPECT_EQ(0, dirty_ring_collect_bitmap(t->vm, TEST_SLOT, scratch, t->pages))
+			TH_LOG("round %lu: pages in the dirty bitmap beside the ring", r);
+		free(scratch);
+	}
 	for (uint64_t i = 0; i < t->pages; i++) {
 		bool in = dirty_ring_page_in_round(r, i, stride);
 		uint32_t again = relog ? relog[i] : 0;
