@@ -23,11 +23,35 @@ static uint64_t clear_chunk_align(void)
 	return DIRTY_LOG_CLEAR_ALIGN_PAGES * dirty_log_page_size();
 }
 
+/* The chunk sizes as a phrase, e.g. "0, 4K, 2M or 1G", from the cap's bits. */
+static const char *eager_split_sizes(uint64_t sizes, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "0");
+	char size[32];
+
+	for (int bit = 0; bit < 64 && n < len; bit++)
+		if (sizes & (1ULL << bit))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      (sizes >> bit) > 1 ? ", " : " or ",
+					      size_format(1ULL << bit, size, sizeof(size)));
+	return buf;
+}
+
 static void __attribute__((noreturn)) help(const char *name)
 {
-	char align[32];
+	char align[32], split_sizes[160], sizes[128];
+	uint64_t bits;
 
 	size_format(clear_chunk_align(), align, sizeof(align));
+	/* The sizes this host takes, where /dev/kvm opens (-h never needs it). */
+	if (kvm_unavailable_reason()) {
+		snprintf(split_sizes, sizeof(split_sizes), "this host's: unknown, no /dev/kvm");
+	} else {
+		bits = (uint32_t)kvm_check_cap(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
+		snprintf(split_sizes, sizeof(split_sizes), "this host: %s",
+			 bits ? eager_split_sizes(bits, sizes, sizeof(sizes)) :
+				"none, no eager splitting");
+	}
 	printf("usage: %s [-h] [-a] [-i iterations] [-g] [-e] [-m mode] [-n]\n"
 	       "       [-b vcpu bytes] [-v vcpus] [-o] [-r seed] [-s mem type] [-x memslots]\n"
 	       "       [-w percentage] [-c cpus] [-k chunk] [-l ms] [-j]\n"
@@ -62,11 +86,12 @@ static void __attribute__((noreturn)) help(const char *name)
 	       "     (KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]) instead of the bitmap\n"
 	       " --eager-split SIZE: arm64: split huge pages eagerly, SIZE bytes per\n"
 	       "     chunk, when logging is enabled and cleared\n"
-	       "     (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE; 0: off; default: the kernel's, off)\n"
+	       "     (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE; 0: off; default: the kernel's, off;\n"
+	       "     %s)\n"
 	       " --verify: check every page the guest wrote is in that iteration's log\n"
 	       " --stats: print the KVM stat deltas of each phase\n"
 	       " --json FILE: write the result record to FILE\n",
-	       DEFAULT_ITERATIONS, backing_src_names(), align);
+	       DEFAULT_ITERATIONS, backing_src_names(), align, split_sizes);
 	guest_modes_print_help();
 	exit(0);
 }
@@ -91,8 +116,7 @@ static const struct option long_opts[] = {
 static void eager_split_check(const struct dlp_opts *o, const char *text)
 {
 	uint64_t sizes = (uint32_t)kvm_check_cap(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
-	char allowed[128] = "0", size[32];
-	size_t len = 1;
+	char allowed[128];
 
 	if (!sizes)
 		test_skip("--eager-split: this host does not offer KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE "
@@ -100,12 +124,7 @@ static void eager_split_check(const struct dlp_opts *o, const char *text)
 	if (!o->eager_split_chunk ||
 	    (!(o->eager_split_chunk & (o->eager_split_chunk - 1)) && (sizes & o->eager_split_chunk)))
 		return;
-	/* Name the sizes, e.g. "0, 4K, 2M or 1G". */
-	for (int bit = 0; bit < 64; bit++)
-		if (sizes & (1ULL << bit))
-			len += snprintf(allowed + len, sizeof(allowed) - len, "%s%s",
-					(sizes >> bit) > 1 ? ", " : " or ",
-					size_format(1ULL << bit, size, sizeof(size)));
+	eager_split_sizes(sizes, allowed, sizeof(allowed));
 	usage_error("--eager-split '%s': must be %s (this host's stage-2 block sizes)", text,
 		    allowed);
 }
