@@ -298,14 +298,14 @@ check-x86 check-arm64 check-ppc64: check-%:
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
 		$(SRC)/configs/emu-$*.hosts $(EMU_TIMEOUT)
-# make check-ab: run.sh ab's repeatability, tests/ab_repeat_test.py: one
+# make check-ab: run.sh ab's repeatability, tests/ab_repeat_check.py: one
 # kernel (make check-x86's 6.12, or KMP_AB_KERNEL) booted twice as an emulated
 # x86_64 host under icount with one vCPU; timings must agree within 1%, counts
 # exactly.
 .PHONY: check-ab
 check-ab:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
-	$(Q)$(SRC)/tests/ab_repeat_test.py
+	$(Q)$(SRC)/tests/ab_repeat_check.py
 EMU_ARCH_x86 := x86_64
 EMU_ARCH_arm64 := arm64
 EMU_ARCH_ppc64 := powerpc

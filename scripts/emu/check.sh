@@ -6,7 +6,8 @@
 # validated against docs/results-schema.json here on the build host.
 # Usage: scripts/emu/check.sh ARCH BIN_DIR LIST [TIMEOUT_SECONDS]
 # LIST: one command per line ("smoke_zap_latency -t trigger_delete"); # comments;
-# "6.12: CMD" runs CMD only on kernel series 6.12 and later.
+# "6.12: CMD" runs CMD only on kernel series 6.12 and later, "<6.12: CMD"
+# only before 6.12.
 set -euo pipefail
 arch=$1 bindir=$2 list=$3 timeout_s=${4:-1200}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,20 +15,25 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-emu-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mapfile -t lines < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$list" | grep -v '^$')
-# "6.12: CMD" needs kernel series 6.12 or later; the host's series is
-# KMP_EMU_KERNEL ("default": Debian 12's own, 6.1).  What this host's
-# kernel is too old for is named, not silently dropped.
+# "6.12: CMD" needs kernel series 6.12 or later, "<6.12: CMD" one before
+# it; the host's series is KMP_EMU_KERNEL ("default": Debian 12's own,
+# 6.1).  What this host's kernel is left without is named, not dropped
+# silently.
 series=${KMP_EMU_KERNEL:-default}
 [ "$series" = default ] && series=6.1
 cmds=()
 for l in "${lines[@]}"; do
-	if [[ $l =~ ^([0-9]+\.[0-9]+):[[:space:]]*(.*)$ ]]; then
-		need=${BASH_REMATCH[1]}
-		if [ "$(printf '%s\n%s\n' "$need" "$series" | sort -V | head -1)" != "$need" ]; then
-			echo "# not on kernel $series: ${BASH_REMATCH[2]} (needs $need)"
+	if [[ $l =~ ^(\<?)([0-9]+\.[0-9]+):[[:space:]]*(.*)$ ]]; then
+		below=${BASH_REMATCH[1]} need=${BASH_REMATCH[2]} l=${BASH_REMATCH[3]}
+		at_least=0
+		[ "$(printf '%s\n%s\n' "$need" "$series" | sort -V | head -1)" = "$need" ] && at_least=1
+		if [ -z "$below" ] && [ $at_least = 0 ]; then
+			echo "# not on kernel $series: $l (needs $need or later)"
+			continue
+		elif [ -n "$below" ] && [ $at_least = 1 ]; then
+			echo "# not on kernel $series: $l (only before $need)"
 			continue
 		fi
-		l=${BASH_REMATCH[2]}
 	fi
 	cmds+=("$l")
 done
