@@ -76,7 +76,10 @@ def compare_figures(name, fa, fb, problems, worst):
             continue
         unit = a.get("unit", "")
         for x, y in zip(va, vb):
-            if x is None and y is None:
+            if x is None or y is None:
+                if x is not y:
+                    problems.append("%s: %s measured on one side only (%s against %s)"
+                                    % (name, fig, x, y))
                 continue
             if is_timing(unit):
                 dev = abs(x - y) / abs(x) if x else (0.0 if y == x else float("inf"))
@@ -150,9 +153,10 @@ def bad_kernels(tmp, k):
                        capture_output=True, text=True, env=env, timeout=900)
     out = r.stdout + r.stderr
     problems = [] if r.returncode != 0 else ["exit 0"]
-    if not any("booted without KVM (no /dev/kvm)" in l and files[0] in l
+    origin = "(package file %s)" % os.path.basename(files[0])
+    if not any("booted without KVM (no /dev/kvm)" in l and origin in l
                for l in out.splitlines()):
-        problems.append("no line says %s booted without KVM" % files[0])
+        problems.append("no line says the host %s booted without KVM" % origin)
     if not any(l.startswith("  | ") for l in out.splitlines()):
         problems.append("no console lines ('  | ...') shown")
     results.append(("a kernel (a package file) whose KVM does not come up: named, with the "

@@ -21,10 +21,11 @@
  */
 static inline void tmp_file(char *buf, size_t len, const char *stem)
 {
-	const char *dir = getenv("TMPDIR");
+	char name[128];
 	int fd;
 
-	snprintf(buf, len, "%s/kmp-%s-XXXXXX", dir && *dir ? dir : "/tmp", stem);
+	snprintf(name, sizeof(name), "kmp-%s-XXXXXX", stem);
+	scratch_path(buf, len, name);
 	fd = mkstemp(buf);
 	if (fd < 0) {
 		perror(buf);

@@ -3,7 +3,9 @@
 # make check where no guest can run: /dev/kvm hidden (a tmpfs over /dev in a
 # private mount namespace, as root) and /dev/kvm unopenable (user nobody).
 # Each way every test must pass or skip (exit 0), the summary must say loudly
-# that no guest ran, and under KMP_REQUIRE_KVM=1 the run must fail.  KTAP.
+# that no guest ran, under KMP_REQUIRE_KVM=1 the run must fail, and the
+# tests leave nothing in their TMPDIR: a private folder, so that other
+# processes' files in /tmp do not count.  KTAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${KMP_BIN:-$here}
@@ -36,6 +38,7 @@ for t in "$bin"/unit_tests "$bin"/smoke_* "$bin"/*_test.py "$bin"/*_test.sh; do
 done
 work=$(mktemp -d /tmp/kmp-nokvm-XXXXXX)
 trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"	# the tests' TMPDIR
 # ktap-run.sh copies the runner next to the binaries and writes settings there.
 cp -r "$bin" "$work/bin"
 cp -r "$base/kselftest" "$work/kselftest"
@@ -49,7 +52,7 @@ run_hidden() {	# run_hidden LOG [ENV...]: as root, /dev/kvm hidden
 		for f in /dev/*; do [ -c "$f" ] && [ "$f" != /dev/kvm ] && cp -a "$f" "$d/"; done
 		mkdir "$d/pts" "$d/shm"; ln -s /proc/self/fd "$d/fd"
 		mount --bind "$d" /dev && mount -t tmpfs tmpfs /dev/shm || exit 99
-		exec env "$@"' sh "$@" KMP_SRC_DIR="$src" KMP_BIN="$work/bin" \
+		exec env "$@"' sh "$@" TMPDIR="$work/tmp" KMP_SRC_DIR="$src" KMP_BIN="$work/bin" \
 		"$src/scripts/ktap-run.sh" "$work" "$work/bin" "$src/configs/settings" \
 		"${tests[@]}" >"$log" 2>&1
 }
@@ -57,17 +60,17 @@ run_nobody() {	# run_nobody LOG [ENV...]: as user nobody, /dev/kvm there but 060
 	local log=$1
 	shift
 	chown -R nobody "$work"
-	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work" "$@" \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work" TMPDIR="$work/tmp" "$@" \
 		KMP_SRC_DIR="$src" KMP_BIN="$work/bin" "$src/scripts/ktap-run.sh" "$work" \
 		"$work/bin" "$src/configs/settings" "${tests[@]}" >"$log" 2>&1
 	local rc=$?
 	chown -R root "$work"
 	return $rc
 }
-litter() {	# what /tmp holds of the suite's, but this test's own folder
+litter() {	# what the tests' TMPDIR holds
 	local f
-	for f in /tmp/kmp*; do
-		[ -e "$f" ] && [ "$f" != "$work" ] && echo "$f"
+	for f in "$work"/tmp/* "$work"/tmp/.[!.]*; do
+		[ -e "$f" ] && echo "$f"
 	done
 }
 check() {	# check NAME HOW: exit 0, every result a pass or skip, the banner, no litter
@@ -77,7 +80,7 @@ check() {	# check NAME HOW: exit 0, every result a pass or skip, the banner, no 
 	rc=$?
 	after=$(litter)
 	if [ "$before" != "$after" ]; then
-		echo "# left in /tmp by skipped tests: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+		echo "# left in TMPDIR by skipped tests: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
 		rc=99
 	fi
 	if [ $rc = 0 ] && grep -q '^## NO GUEST RAN' "$log" && grep -q '# SKIP' "$log" &&

@@ -40,21 +40,39 @@ static void __attribute__((constructor)) scratch_make(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	snprintf(scratch_dir, sizeof(scratch_dir), "%s/kmp-tests-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(scratch_dir))
-		return;		/* the tests then use $TMPDIR (or /tmp) itself */
+	int n = snprintf(scratch_dir, sizeof(scratch_dir), "%s/kmp-tests-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+
+	/* Too long, or no folder: the tests then use $TMPDIR (or /tmp) itself. */
+	if (n < 0 || (size_t)n >= sizeof(scratch_dir) || !mkdtemp(scratch_dir))
+		return;
 	scratch_owner = getpid();
 	setenv("TMPDIR", scratch_dir, 1);
 	atexit(scratch_remove);
 }
 
-/* buf = $TMPDIR/name: name is a mkstemp()/mkdtemp() template. */
+/*
+ * Room for a path under the scratch folder (scratch_path() says when it is
+ * not enough), and for one more name below it.
+ */
+#define SCRATCH_PATH_MAX 256
+#define SCRATCH_SUBPATH_MAX (SCRATCH_PATH_MAX + 64)
+
+/*
+ * buf = $TMPDIR/name: name is a mkstemp()/mkdtemp() template.  A path that
+ * does not fit ends the process with a message naming it, never a
+ * truncated path that some other file could answer to.
+ */
 static inline void scratch_path(char *buf, size_t len, const char *name)
 {
 	const char *dir = getenv("TMPDIR");
+	int n = snprintf(buf, len, "%s/%s", dir && *dir ? dir : "/tmp", name);
 
-	snprintf(buf, len, "%s/%s", dir && *dir ? dir : "/tmp", name);
+	if (n < 0 || (size_t)n >= len) {
+		fprintf(stderr, "scratch_path: $TMPDIR/%s is %d bytes, more than the test's %zu: "
+			"use a shorter TMPDIR (%s)\n", name, n, len, dir && *dir ? dir : "/tmp");
+		exit(1);
+	}
 }
 
 #endif

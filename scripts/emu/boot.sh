@@ -148,6 +148,13 @@ mount -t tmpfs tmp /tmp
 # Where the kernel tells its live preemption model (sched/preempt).
 mount -t debugfs debugfs /sys/kernel/debug
 $insmods
+# No /dev/kvm (a module refused, a kernel without KVM): nothing can run.
+if [ ! -c /dev/kvm ]; then
+	echo KMP-EMU-NO-KVM
+	dmesg | grep -i -E 'kvm|svm' | tail -n 5
+	echo "KMP-EMU-EXIT 3"
+	poweroff -f
+fi
 export PATH=/kmp:/bin LD_LIBRARY_PATH=/lib/kmp HOME=/tmp TMPDIR=/tmp
 export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated"
 cd /kmp
@@ -198,10 +205,18 @@ timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic 
 	grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+,[0-9]\]|^ S: [0-9a-f]+ R:|^CPU [0-9a-f]+ Backtrace:| --- OPAL boot ---|^KMP-REC'
 qemu_rc=${PIPESTATUS[0]}
 set -e
+console_tail() {	# the console's last $1 lines, quoted under a failure's message
+	grep -v '^KMP-REC' "$log" | grep -v '^[[:space:]]*$' | tail -n "$1" | sed 's/^/  | /' >&2
+}
+if grep -q '^KMP-EMU-NO-KVM$' "$log"; then
+	echo "emu/boot.sh: the emulated $name host ($origin) booted without KVM (no /dev/kvm); the console's last lines:" >&2
+	console_tail 8
+	exit 1
+fi
 rc=$(sed -n 's/^KMP-EMU-EXIT \([0-9]*\)$/\1/p' "$log" | tail -1)
 if [ -z "$rc" ]; then
 	echo "emu/boot.sh: the emulated $name host ($origin) never finished its script (QEMU exit $qemu_rc$([ "$qemu_rc" = 124 ] && echo ": timed out after ${timeout_s}s")); the console's last lines:" >&2
-	grep -v '^KMP-REC' "$log" | grep -v '^[[:space:]]*$' | tail -n 12 | sed 's/^/  | /' >&2
+	console_tail 12
 	exit 1
 fi
 exit "$rc"

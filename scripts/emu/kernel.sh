@@ -28,7 +28,7 @@ busybox_from_base() {
 }
 
 case "$spec" in
-linux-image-*.deb | */*.deb | *.deb)
+*.deb)
 	[ -f "$spec" ] || die "no such package file"
 	pkg=$(dpkg-deb -f "$spec" Package 2>/dev/null) || die "not a Debian package file"
 	[[ $pkg == linux-image-[0-9]* ]] || die "holds package '$pkg', not a linux-image-<version> one"
@@ -77,23 +77,19 @@ linux-image-*)
 	else
 		die "$tree builds KVM as modules but $modpath/lib/modules has none: run make modules_install INSTALL_MOD_PATH=$modpath (or give TREE:MODPATH)"
 	fi
-	# A tree changes between builds: made afresh every time (only KVM's modules are copied).
+	# A tree changes between builds: made afresh every time.  boot.sh
+	# picks the modules KVM needs from the installed ones, linked here.
 	cache=$parent/tree-$(echo "$tree:$modpath" | sha256sum | cut -c1-12)
 	rm -rf "$cache"
-	mkdir -p "$cache/root/boot" "$cache/root/lib/modules/$kver"
+	mkdir -p "$cache/root/boot" "$cache/root/lib/modules"
 	cp "$bz" "$cache/root/boot/vmlinuz-$kver"
 	if [ "${#mods[@]}" = 1 ]; then
-		for m in virt/lib/irqbypass drivers/crypto/ccp/ccp arch/x86/kvm/kvm arch/x86/kvm/kvm-amd; do
-			for f in "${mods[0]}/kernel/$m".ko*; do
-				[ -e "$f" ] || continue
-				mkdir -p "$cache/root/lib/modules/$kver/kernel/$(dirname "$m")"
-				cp "$f" "$cache/root/lib/modules/$kver/kernel/$(dirname "$m")/"
-			done
-		done
-		[ -f "${mods[0]}/modules.builtin" ] && cp "${mods[0]}/modules.builtin" "$cache/root/lib/modules/$kver/"
+		ln -s "$(cd "${mods[0]}" && pwd)" "$cache/root/lib/modules/$kver"
+	else
+		# All built in: the tree's list of them tells boot.sh to load none.
+		mkdir "$cache/root/lib/modules/$kver"
+		[ -f "$tree/modules.builtin" ] && cp "$tree/modules.builtin" "$cache/root/lib/modules/$kver/"
 	fi
-	# What the tree builds in: boot.sh loads no module for it.
-	[ -f "$tree/modules.builtin" ] && cp "$tree/modules.builtin" "$cache/root/lib/modules/$kver/"
 	busybox_from_base "$cache"
 	echo "linux-image-$kver" > "$cache/kernel-package"
 	echo "build tree $tree" > "$cache/kernel-origin"
