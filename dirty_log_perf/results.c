@@ -89,14 +89,17 @@ static void figure_times(struct json *j, const struct dlp *d, const char *name, 
 	free(v);
 }
 
-static void figure_counts(struct json *j, const struct dlp *d, const char *name,
-			  uint64_t total, size_t offset)
+static void figure_counts(struct json *j, const struct dlp *d, const char *name, size_t offset)
 {
 	double *v = calloc(d->iterations_done + 1, sizeof(double));
+	uint64_t total = 0;
 
 	TEST_ASSERT(v, "out of memory");
-	for (uint64_t i = 0; i < d->iterations_done; i++)
+	for (uint64_t i = 0; i < d->iterations_done; i++) {
 		v[i] = *(const uint64_t *)((const char *)&d->iters[i] + offset);
+		total += v[i];
+	}
+	/* The value is the iterations' sum, as the times' is. */
 	record_figure(j, name, "pages", total, v, d->iterations_done);
 	free(v);
 }
@@ -176,12 +179,12 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 		figure_times(&j, d, "clear_step_wall_time", offsetof(struct dlp_iteration,
 								     clear_wall));
 	}
-	figure_counts(&j, d, "dirty_pages", 0, offsetof(struct dlp_iteration, dirty_pages));
+	figure_counts(&j, d, "dirty_pages", offsetof(struct dlp_iteration, dirty_pages));
 	record_figure(&j, "pages_touched", "pages", d->reads + d->writes, NULL, 0);
 	record_figure(&j, "pages_read", "pages", d->reads, NULL, 0);
 	record_figure(&j, "pages_written", "pages", d->writes, NULL, 0);
 	if (d->o.ms.nonstop)
-		figure_counts(&j, d, "pages_touched_during_clear", d->touched_during_clear,
+		figure_counts(&j, d, "pages_touched_during_clear",
 			      offsetof(struct dlp_iteration, touched_during_clear));
 	if (d->o.ring_entries) {
 		record_figure(&j, "ring_full_exits", "exits", d->ring_full_exits, NULL, 0);

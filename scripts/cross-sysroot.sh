@@ -1,14 +1,17 @@
 #!/bin/sh
 # Fetch the target-arch libraries a cross build links against (libaio,
-# libhwloc, libjansson, libtracefs, libtraceevent and what they need at run time) from Debian's
-# archive and unpack them into a private sysroot.  The host's own packages
-# are untouched: only `apt-get download` and `dpkg-deb -x` are used.
+# libhwloc, libjansson, libtracefs, libtraceevent and what they need at run time),
+# and the programs run.sh needs beyond busybox in an emulated host of that
+# arch (bash, setpriv, timeout: `run.sh ab`), from Debian's archive and
+# unpack them into a private sysroot.  The host's own packages are
+# untouched: only `apt-get download` and `dpkg-deb -x` are used.
 # Usage: scripts/cross-sysroot.sh DEB_ARCH SYSROOT
 set -eu
 DEB_ARCH=$1
 SYSROOT=$2
 PKGS="libaio-dev libaio1 libhwloc-dev libhwloc15 libudev1 libjansson-dev libjansson4 \
-libtracefs-dev libtracefs1 libtraceevent-dev libtraceevent1"
+libtracefs-dev libtracefs1 libtraceevent-dev libtraceevent1 \
+bash libtinfo6 util-linux libcap-ng0 coreutils"
 
 # The stamp holds the package list: a sysroot made for another list is remade.
 [ "$(cat "$SYSROOT/.complete" 2>/dev/null)" = "$PKGS" ] && exit 0

@@ -14,6 +14,11 @@ Both sides must pass every run, on icount-paced hosts of one vCPU, and agree:
   KVM stat delta of every phase, exactly;
 and compare must say the figures are instruction-paced.
 
+Then the other arches' hosts, each with Debian's kernel make check-ARCH
+boots (--arch): arm64 under icount, held to the same rules; POWER, where
+QEMU's powernv has no icount, in real time and "counts only": every count
+equal, and compare prints no timing.
+
 Then the kernels that cannot serve, each named in the error: a package apt
 cannot fetch (a loud failure, no results folder), a build tree whose
 bzImage does not boot (the console's last lines shown), and a kernel whose
@@ -37,18 +42,27 @@ TIME_UNITS = ("ns", "us", "\u00b5s", "ms", "s")
 TOLERANCE = 0.01
 
 
-def kernel():
-    if os.environ.get("KMP_AB_KERNEL"):
+# arch: (Debian architecture, kernel flavour, the cache make check-ARCH boots, its series).
+ARCHES = {"x86_64": ("amd64", "amd64", "emu-6.12", "6.12"),
+          "arm64": ("arm64", "arm64", "emu", None),
+          "powerpc": ("ppc64el", "powerpc64le", "emu", None)}
+
+
+def kernel(arch="x86_64"):
+    if arch == "x86_64" and os.environ.get("KMP_AB_KERNEL"):
         return os.environ["KMP_AB_KERNEL"]
-    cached = os.path.join(SRC, "build", "x86_64", "emu-6.12", "kernel-package")
+    deb_arch, flavour, cache, series = ARCHES[arch]
+    cached = os.path.join(SRC, "build", arch, cache, "kernel-package")
     if os.path.exists(cached):
         with open(cached) as f:
             return f.read().strip()
-    # fetch.sh's own choice: Debian 12's current 6.12 package.
-    out = subprocess.run(["apt-cache", "depends", "linux-image-6.12-amd64"],
+    # fetch.sh's own choice: Debian 12's current package of the series.
+    meta = "linux-image-%s%s" % (series + "-" if series else "", flavour)
+    out = subprocess.run(["apt-cache", "depends", "%s:%s" % (meta, deb_arch)],
                          capture_output=True, text=True).stdout
-    deps = [l.split()[-1] for l in out.splitlines() if "Depends: linux-image-6.12." in l]
-    return deps[0] if deps else "linux-image-6.12-amd64"
+    deps = [l.split()[-1].split(":")[0] for l in out.splitlines()
+            if "Depends: linux-image-%s" % (series + "." if series else "") in l]
+    return deps[0] if deps else meta
 
 
 def records(side):
@@ -148,7 +162,7 @@ def bad_kernels(tmp, k):
     env = dict(os.environ, KMP_EMU_MODPARAMS="kvm_amd.npt=bogus", KMP_EMU_SMP="1",
                KMP_EMU_NAME="x86_64/nokvm")
     env.pop("KMP_EMU_ICOUNT", None)
-    r = subprocess.run([os.path.join(SRC, "scripts", "emu", "ab-side.sh"), cache, files[0],
+    r = subprocess.run([os.path.join(SRC, "scripts", "emu", "ab-side.sh"), "x86_64", cache, files[0],
                         os.path.join(tmp, "nokvm"), "600", "-g", "ab-repeat"],
                        capture_output=True, text=True, env=env, timeout=900)
     out = r.stdout + r.stderr
@@ -188,6 +202,54 @@ def build_tree(tmp, cache):
         shutil.copytree(os.path.join(src, "kernel", d), os.path.join(dst, "kernel", d))
     shutil.copy(os.path.join(src, "modules.builtin"), dst)
     return "%s:%s" % (tree, mods)
+
+
+def other_arch(tmp, arch, counts_only):
+    """[(name, problems)]: one kernel of arch twice with run.sh ab --arch."""
+    k = kernel(arch)
+    res = os.path.join(tmp, "results-" + arch)
+    r = subprocess.run([RUN_SH, "ab", "--arch", arch, "--kernel", k, "--kernel", k,
+                        "-g", "ab-repeat", "--results", res], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    tops = glob.glob(os.path.join(res, "*"))
+    what = "run.sh ab --arch %s (%s twice) -g ab-repeat" % (arch, k)
+    if r.returncode != 0 or len(tops) != 1:
+        return [(what + ": exit 0", ["exit %d" % r.returncode] + out.strip().splitlines()[-15:])]
+    ra, rb = records(os.path.join(tops[0], "A")), records(os.path.join(tops[0], "B"))
+    clock = "emulated, real time" if counts_only else "emulated, icount"
+    problems = [] if set(ra) == set(rb) == {"ab-repeat-dlp.1.json"} else \
+        ["records %s and %s, want ab-repeat-dlp.1.json on each side" % (sorted(ra), sorted(rb))]
+    for label, recs in (("A", ra), ("B", rb)):
+        for name, rec in recs.items():
+            if rec["status"] != "pass" or rec["host"].get("clock") != clock or \
+                    rec["host"].get("cpus") != 1:
+                problems.append("%s %s: status %s, clock %r, %s CPUs; want pass, %r, 1" % (
+                    label, name, rec["status"], rec["host"].get("clock"),
+                    rec["host"].get("cpus"), clock))
+    worst = [0.0]
+    for name in sorted(set(ra) & set(rb)):
+        fa, fb = ra[name].get("figures", {}), rb[name].get("figures", {})
+        if counts_only:     # the real-time timings are not held to anything
+            fa = {f: v for f, v in fa.items() if not is_timing(v.get("unit", ""))}
+            fb = {f: v for f, v in fb.items() if not is_timing(v.get("unit", ""))}
+        compare_figures(name, fa, fb, problems, worst)
+    results = [(what + ": both sides passed on %s hosts of one vCPU; %s" % (
+        clock, "counts equal" if counts_only else
+        "timings within 1%% (the largest difference: %.4f%%), counts equal" % (100 * worst[0])),
+        problems)]
+    if counts_only:
+        said = "# counts only:" in r.stdout and "counted figures:" in r.stdout
+        timed = [l for l in r.stdout.splitlines() if "dirty log time" in l]
+        results.append(("%s: compare prints the counts only" % arch,
+                        ([] if said else ["no '# counts only' and 'counted figures' lines"]) +
+                        ["a timing printed: " + l for l in timed]))
+    else:
+        said = "# the figures are instruction-paced (QEMU -icount)" in r.stdout
+        results.append(("%s: compare says the figures are instruction-paced" % arch,
+                        [] if said else ["no '# the figures are instruction-paced' line"]))
+    if not any(p for _, p in results):
+        shutil.rmtree(res, ignore_errors=True)
+    return results
 
 
 def main():
@@ -254,6 +316,8 @@ def main():
     results.append(("compare says the figures are instruction-paced",
                     [] if said else ["no '# the figures are instruction-paced' line"]))
     results += bad_kernels(tmp, k)
+    results += other_arch(tmp, "arm64", False)
+    results += other_arch(tmp, "powerpc", True)
     rc = ktap_report(results)
     for d in set(glob.glob(made[0]) + glob.glob(made[1])) - before:
         shutil.rmtree(d, ignore_errors=True)

@@ -268,6 +268,14 @@ def run_sh_specs(tmp):
         dict(option="ab --mmu", names=["--mmu"], cases=[
             (k, v, ab + ["--kernel", empty_dir, "--kernel", empty_dir, "--mmu"], [])
             for k, v in (("empty", ""), ("unknown MMU", "ept"), ("upper case", "TDP"))]),
+        dict(option="ab --arch", names=["--arch"], cases=[
+            (k, v, ab + ["--kernel", empty_dir, "--kernel", empty_dir, "--arch"], [])
+            for k, v in (("empty", ""), ("unknown arch", "sparc"), ("uname's name", "aarch64"),
+                         ("missing value", None))]),
+        dict(option="ab --arch arm64 --mmu", names=["--mmu"], cases=[
+            (k, v, ab + ["--kernel", empty_dir, "--kernel", empty_dir, "--arch", "arm64",
+                         "--mmu"], [])
+            for k, v in (("x86's MMU", "tdp"), ("POWER's MMU", "hpt"))]),
         dict(option="ab --smp", names=["--smp"], cases=[
             (k, v, ab + ["--kernel", empty_dir, "--kernel", empty_dir, "--smp"], [])
             for k, v in int_bad(1, 8)]),

@@ -73,7 +73,7 @@ def dlp_record(chunk, clear_iters, pages_touched, nonstop=True):
             "clear_dirty_log_time": figure("s", sum(clear_iters), clear_iters),
             "clear_step_wall_time": figure("s", sum(clear_iters) + 1e-6,
                                            [c + 1e-6 / n for c in clear_iters]),
-            "dirty_pages": figure("pages", 0, [1000] * n),
+            "dirty_pages": figure("pages", 1000 * n, [1000] * n),
             "pages_touched": figure("pages", pages_touched), "pages_read": figure("pages", 0),
             "pages_written": figure("pages", pages_touched),
             "pages_touched_during_clear": figure("pages", 30, [10] * n)}

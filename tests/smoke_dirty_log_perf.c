@@ -108,6 +108,7 @@ static void check_exact(struct __test_metadata *_metadata, struct tool_run *r, i
 		snprintf(path, sizeof(path), "figures/dirty_pages/values/%d", i);
 		ASSERT_EQ(log_pages, (uint64_t)jv_number(r->doc, path));
 	}
+	ASSERT_EQ(log_pages * iters, figure_value(r, "dirty_pages"));
 	ASSERT_EQ(0, figure_value(r, "verify_lost_pages"));
 	ASSERT_EQ(pages * (iters), figure_value(r, "pages_written"));
 }

@@ -1,29 +1,40 @@
 #!/bin/bash
-# One side of `run.sh ab`: boot one kernel as an emulated x86_64 KVM host
+# One side of `run.sh ab`: boot one kernel as an emulated ARCH KVM host
 # (boot.sh) and run run.sh there, with the same selection, into OUTDIR.
-# The host gets the suite's binaries, run.sh and configs, and the build
-# host's bash, setpriv and timeout (busybox lacks what run.sh uses of them);
-# the results folder comes back through the console as a base64 tarball
-# (KMP-REC lines, which boot.sh does not show).
-# Usage: scripts/emu/ab-side.sh CACHE SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
+# The host gets ARCH's build of the suite (build/ARCH/bin), run.sh and
+# configs, and bash, setpriv and timeout (busybox lacks what run.sh uses of
+# them): the build host's own for x86_64, Debian's for ARCH from the cross
+# sysroot (scripts/cross-sysroot.sh) otherwise.  The results folder comes
+# back through the console as a base64 tarball (KMP-REC lines, which
+# boot.sh does not show).
+# Usage: scripts/emu/ab-side.sh ARCH CACHE SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
 # CACHE is what scripts/emu/kernel.sh made of SPEC (named in messages).
-# Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MODPARAMS, KMP_EMU_NAME (boot.sh).
+# Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MODPARAMS, KMP_EMU_MACHINE,
+# KMP_EMU_NAME, KMP_EMU_SYSROOT (boot.sh).
 # Exit: 0 when every run passed or skipped, 1 otherwise (a failed run, a
 # kernel that did not boot or has no KVM: boot.sh names it).
 set -euo pipefail
-cache=$1 spec=$2 outdir=$3 timeout_s=$4
-shift 4
+arch=$1 cache=$2 spec=$3 outdir=$4 timeout_s=$5
+shift 5
 src=$(cd "$(dirname "$0")/../.." && pwd)
 name=${KMP_EMU_NAME:-$spec}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin/configs" "$outdir"
-cp "$src"/build/x86_64/bin/* "$work/bin/"
+cp "$src/build/$arch"/bin/* "$work/bin/"
 cp "$src/run.sh" "$work/bin/"
 cp "$src"/configs/*.cfg "$work/bin/configs/"
+sysroot=${KMP_EMU_SYSROOT:-$src/build/$arch/sysroot}
 for t in bash setpriv timeout; do
-	cp "$(command -v "$t")" "$work/bin/$t"
+	if [ "$arch" = x86_64 ]; then
+		f=$(command -v "$t")
+	else
+		f=$sysroot/usr/bin/$t
+		[ -e "$f" ] || f=$sysroot/bin/$t
+		[ -e "$f" ] || { echo "run.sh ab: no $arch $t in $sysroot: run 'make ARCH=$arch' first (it makes the sysroot)" >&2; exit 1; }
+	fi
+	cp "$f" "$work/bin/$t"
 done
 
 # busybox sh runs this; run.sh's arguments were checked by the caller, and
@@ -44,7 +55,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 
 log=$outdir/console.log
 set +e
-KMP_EMU_CACHE=$cache KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" x86_64 "$work/bin" "$work/script.sh" "$timeout_s"
+KMP_EMU_CACHE=$cache KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" "$arch" "$work/bin" "$work/script.sh" "$timeout_s"
 rc=$?
 set -e
 # boot.sh has said why when the host did not boot or has no KVM.

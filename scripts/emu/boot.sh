@@ -32,9 +32,9 @@ x86_64) triplet=x86_64-linux-gnu mem=${KMP_EMU_MEM:-6G}
 	# A native build: the build host's own libraries.
 	libdirs=("/usr/lib/$triplet" "/lib/$triplet") ;;
 arm64) triplet=aarch64-linux-gnu mem=${KMP_EMU_MEM:-2G}
-	libdirs=("$sysroot/usr/lib/$triplet" "/usr/$triplet/lib") ;;
+	libdirs=("$sysroot/usr/lib/$triplet" "$sysroot/lib/$triplet" "/usr/$triplet/lib") ;;
 powerpc) triplet=powerpc64le-linux-gnu mem=${KMP_EMU_MEM:-2G}
-	libdirs=("$sysroot/usr/lib/$triplet" "/usr/$triplet/lib") ;;
+	libdirs=("$sysroot/usr/lib/$triplet" "$sysroot/lib/$triplet" "/usr/$triplet/lib") ;;
 *) echo "emu/boot.sh: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
 esac
 [ -d "$bindir" ] || { echo "emu/boot.sh: no directory $bindir" >&2; exit 2; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Make the cache an emulated x86_64 KVM host boots from (boot.sh's layout:
+# Make the cache an emulated KVM host boots from (boot.sh's layout:
 # root/boot/vmlinuz-KVER, root/lib/modules/KVER, root/bin/busybox,
 # kernel-package, kernel-origin) for one kernel of `run.sh ab`, and print
 # its path.
@@ -7,19 +7,30 @@
 # SPEC is one of:
 #   linux-image-6.1.0-57-amd64   a Debian package, downloaded with apt;
 #   path/to/linux-image-*.deb    a package file;
-#   TREE[:MODPATH]               a kernel build tree (TREE/arch/x86/boot/bzImage),
-#                                its modules from `make modules_install
-#                                INSTALL_MOD_PATH=MODPATH` (default TREE), or
-#                                none where KVM is built in (CONFIG_KVM_AMD=y).
+#   TREE[:MODPATH]               a kernel build tree (its image: x86_64
+#                                arch/x86/boot/bzImage, arm64 arch/arm64/boot/Image,
+#                                powerpc vmlinux), its modules from `make
+#                                modules_install INSTALL_MOD_PATH=MODPATH` (default
+#                                TREE), or none where KVM is built in
+#                                (CONFIG_KVM_AMD=y, arm64's CONFIG_KVM=y,
+#                                CONFIG_KVM_BOOK3S_64_HV=y).
 # Errors are one line naming SPEC, exit 2 (bad SPEC) or 1 (a failed fetch).
 set -euo pipefail
 arch=$1 spec=$2 parent=$3
 src=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "run.sh ab: --kernel '$spec': $*" >&2; exit 2; }
-[ "$arch" = x86_64 ] || die "kernels for an emulated $arch host are not supported (x86_64 only)"
+# Per arch: the image in a build tree and its name in boot/ (boot.sh's
+# -kernel), the module that makes the host a KVM host, and the config line
+# that builds it in instead.
+case "$arch" in
+x86_64) image=arch/x86/boot/bzImage boot=vmlinuz kvm_mod=arch/x86/kvm/kvm-amd builtin_cfg=CONFIG_KVM_AMD=y ;;
+arm64) image=arch/arm64/boot/Image boot=vmlinuz kvm_mod='' builtin_cfg=CONFIG_KVM=y ;;
+powerpc) image=vmlinux boot=vmlinux kvm_mod=arch/powerpc/kvm/kvm-hv builtin_cfg=CONFIG_KVM_BOOK3S_64_HV=y ;;
+*) die "kernels for an emulated $arch host are not supported (x86_64, arm64 or powerpc)" ;;
+esac
 mkdir -p "$parent"
 
-# busybox-static comes with Debian's default kernel (make check-x86's tdp-6.1 cache).
+# busybox-static comes with Debian's default kernel (make check-ARCH's cache).
 busybox_from_base() {
 	local base=$src/build/$arch/emu
 	"$src/scripts/emu/fetch.sh" "$arch" "$base" default >&2
@@ -46,7 +57,7 @@ linux-image-*)
 	[[ $spec =~ ^linux-image-[0-9][A-Za-z0-9.+~-]*$ ]] ||
 		die "not a kernel image package name (linux-image-<version>-<flavour>)"
 	cache=$parent/$spec
-	# make check-x86's caches may hold it already.
+	# make check-ARCH's caches may hold it already.
 	for d in "$src/build/$arch"/emu "$src/build/$arch"/emu-*; do
 		[ -f "$d/.complete" ] && [ "$(cat "$d/kernel-package")" = "$spec" ] && { cache=$d; break; }
 	done
@@ -58,18 +69,20 @@ linux-image-*)
 	[[ $spec == *:* ]] && modpath=${spec#*:}
 	[ -d "$tree" ] || die "not a Debian package (linux-image-...), a .deb file or a kernel build tree"
 	tree=$(cd "$tree" && pwd)
-	bz=$tree/arch/x86/boot/bzImage
-	[ -f "$bz" ] || die "$tree has no arch/x86/boot/bzImage: build the kernel there first (make bzImage)"
+	bz=$tree/$image
+	[ -f "$bz" ] || die "$tree has no $image: build the kernel there first (make $(basename "$image"))"
 	builtin=0
-	grep -qx 'CONFIG_KVM_AMD=y' "$tree/.config" 2>/dev/null && builtin=1
+	# arm64's KVM cannot be a module.
+	[ -z "$kvm_mod" ] && builtin=1
+	grep -qx "$builtin_cfg" "$tree/.config" 2>/dev/null && builtin=1
 	mods=()
 	[ -d "$modpath/lib/modules" ] && mapfile -t mods < <(find "$modpath/lib/modules" -mindepth 1 -maxdepth 1 -type d)
 	if [ "${#mods[@]}" -gt 1 ]; then
 		die "$modpath/lib/modules holds ${#mods[@]} kernel versions: give MODPATH of one (TREE:MODPATH)"
 	elif [ "${#mods[@]}" = 1 ]; then
 		kver=$(basename "${mods[0]}")
-		if [ $builtin = 0 ] && ! compgen -G "${mods[0]}/kernel/arch/x86/kvm/kvm-amd.ko*" > /dev/null; then
-			die "${mods[0]} has no kvm-amd module and $tree/.config does not build it in"
+		if [ $builtin = 0 ] && ! compgen -G "${mods[0]}/kernel/$kvm_mod.ko*" > /dev/null; then
+			die "${mods[0]} has no $(basename "$kvm_mod") module and $tree/.config does not build it in"
 		fi
 	elif [ $builtin = 1 ]; then
 		kver=$(cat "$tree/include/config/kernel.release" 2>/dev/null) ||
@@ -82,7 +95,7 @@ linux-image-*)
 	cache=$parent/tree-$(echo "$tree:$modpath" | sha256sum | cut -c1-12)
 	rm -rf "$cache"
 	mkdir -p "$cache/root/boot" "$cache/root/lib/modules"
-	cp "$bz" "$cache/root/boot/vmlinuz-$kver"
+	cp "$bz" "$cache/root/boot/$boot-$kver"
 	if [ "${#mods[@]}" = 1 ]; then
 		ln -s "$(cd "${mods[0]}" && pwd)" "$cache/root/lib/modules/$kver"
 	else
