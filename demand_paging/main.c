@@ -7,30 +7,18 @@
  */
 #include <stdlib.h>
 
+#include "bench_main.h"
 #include "dp.h"
-#include "host_desc.h"
-#include "interrupt.h"
 #include "report.h"
 
 static struct dp_opts opts;
 static struct dp_result *results;
 static int nr_results;
 static const char *w_reason;
-static int saved_argc;
-static char **saved_argv;
 
-static void on_early_exit(bool skip, const char *reason)
+static void print_params(const struct host_desc *host)
 {
-	if (skip)
-		ksft_test_result_skip("demand_paging: %s\n", reason);
-	else
-		ksft_test_result_fail("demand_paging: %s\n", reason);
-	dp_write_json(&opts, results, nr_results, w_reason, saved_argc, saved_argv,
-		      skip ? "skip" : "fail", reason);
-}
-
-static void print_params(const struct dp_opts *o)
-{
+	const struct dp_opts *o = &opts;
 	char size[80];
 
 	ksft_print_msg("vCPUs: %u, memory per vCPU: %s, backing: %s\n", o->ms.nr_vcpus,
@@ -92,49 +80,38 @@ static void run_single(void)
 	dp_print_result(&opts, &results[0]);
 }
 
-/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
-static void on_interrupt(int sig)
+static void parse(int argc, char **argv)
 {
-	char reason[64];
-
-	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
-	ksft_test_result_fail("demand_paging: %s\n", reason);
-	dp_write_json(&opts, results, nr_results, w_reason, saved_argc, saved_argv,
-		      "interrupted", reason);
+	dp_parse_options(&opts, argc, argv);
 }
 
-int main(int argc, char **argv)
+static void run(const struct host_desc *host)
 {
-	struct host_desc host;
-
-	test_ktap_tool("demand_paging");
-	saved_argc = argc;
-	saved_argv = argv;
-	dp_parse_options(&opts, argc, argv);
-	interrupt_init(on_interrupt);
-
-	ksft_print_header();
-	ksft_set_plan(1);
-	test_ktap_planned();
-	host_desc_read(&host);
-	host_desc_print(&host);
-	print_params(&opts);
-	test_set_fail_hook(on_early_exit);
-
 	if (opts.nr_sweep)
 		run_sweep();
 	else
 		run_single();
+}
 
-	test_set_fail_hook(NULL);
-	/* A result that could not be recorded is not a pass. */
-	if (dp_write_json(&opts, results, nr_results, w_reason, argc, argv, "pass", NULL))
-		ksft_test_result_fail("demand_paging: the JSON record was not written\n");
-	else
-		ksft_test_result_pass("demand_paging\n");
+static int write_record(int argc, char **argv, const char *status, const char *reason)
+{
+	return dp_write_json(&opts, results, nr_results, w_reason, argc, argv, status, reason);
+}
+
+static void teardown(void)
+{
 	page_source_close(&opts.src);
 	for (int i = 0; i < nr_results; i++)
 		memstress_layout_free(&results[i].layout);
 	free(results);
-	ksft_finished();
+}
+
+int main(int argc, char **argv)
+{
+	static const struct bench b = {
+		.name = "demand_paging", .parse = parse, .print_params = print_params,
+		.run = run, .write_record = write_record, .teardown = teardown,
+	};
+
+	bench_main(&b, argc, argv);
 }

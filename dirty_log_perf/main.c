@@ -14,24 +14,11 @@
 
 #include "account.h"
 #include "dirty_log.h"
+#include "bench_main.h"
 #include "dlp.h"
-#include "host_desc.h"
-#include "interrupt.h"
 #include "report.h"
 
 static struct dlp dlp;
-static int saved_argc;
-static char **saved_argv;
-
-/* Failure or skip anywhere (assertion, watchdog): KTAP result and the record so far. */
-static void on_early_exit(bool skip, const char *reason)
-{
-	if (skip)
-		ksft_test_result_skip("dirty_log_perf: %s\n", reason);
-	else
-		ksft_test_result_fail("dirty_log_perf: %s\n", reason);
-	results_write_json(&dlp, saved_argc, saved_argv, skip ? "skip" : "fail", reason);
-}
 
 /* Add the VM stat deltas since *before to a phase's running total. */
 static void phase_add(struct dlp *d, enum dlp_phase p, struct stats_snapshot *before)
@@ -298,50 +285,51 @@ static void run(struct dlp *d)
 	}
 }
 
-/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
-static void on_interrupt(int sig)
+static void parse(int argc, char **argv)
 {
-	char reason[64];
+	dlp_parse_options(&dlp.o, argc, argv);
+}
 
-	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
-	ksft_test_result_fail("dirty_log_perf: %s\n", reason);
-	results_write_json(&dlp, saved_argc, saved_argv, "interrupted", reason);
+static void print_iterations(const struct host_desc *host)
+{
+	printf("Test iterations: %lu\n", (unsigned long)dlp.o.iterations);
+}
+
+static void run_dlp(const struct host_desc *host)
+{
+	run(&dlp);
+}
+
+static const char *verdict(void)
+{
+	static char why[64];
+
+	if (!dlp.verify_failures)
+		return NULL;
+	snprintf(why, sizeof(why), "--verify found %lu wrong page(s)",
+		 (unsigned long)dlp.verify_failures);
+	return why;
+}
+
+static int write_record(int argc, char **argv, const char *status, const char *reason)
+{
+	return results_write_json(&dlp, argc, argv, status, reason);
+}
+
+static void teardown(void)
+{
+	collect_teardown(&dlp);
+	stats_close(&dlp.vm_stats);
+	memstress_destroy(dlp.ms);
 }
 
 int main(int argc, char **argv)
 {
-	struct host_desc host;
+	static const struct bench b = {
+		.name = "dirty_log_perf", .parse = parse, .print_params = print_iterations,
+		.run = run_dlp, .verdict = verdict, .write_record = write_record,
+		.teardown = teardown,
+	};
 
-	test_ktap_tool("dirty_log_perf");
-	saved_argc = argc;
-	saved_argv = argv;
-	dlp_parse_options(&dlp.o, argc, argv);
-	interrupt_init(on_interrupt);
-
-	ksft_print_header();
-	ksft_set_plan(1);
-	test_ktap_planned();
-	host_desc_read(&host);
-	host_desc_print(&host);
-	printf("Test iterations: %lu\n", (unsigned long)dlp.o.iterations);
-	test_set_fail_hook(on_early_exit);
-
-	run(&dlp);
-
-	test_set_fail_hook(NULL);
-	if (dlp.verify_failures) {
-		ksft_test_result_fail("dirty_log_perf: --verify found %lu wrong page(s)\n",
-				      (unsigned long)dlp.verify_failures);
-		results_write_json(&dlp, argc, argv, "fail", "--verify found wrong pages");
-	} else {
-		/* A result that could not be recorded is not a pass. */
-		if (results_write_json(&dlp, argc, argv, "pass", NULL))
-			ksft_test_result_fail("dirty_log_perf: the JSON record was not written\n");
-		else
-			ksft_test_result_pass("dirty_log_perf\n");
-	}
-	collect_teardown(&dlp);
-	stats_close(&dlp.vm_stats);
-	memstress_destroy(dlp.ms);
-	ksft_finished();
+	bench_main(&b, argc, argv);
 }

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "bench_main.h"
 #include "host_desc.h"
-#include "interrupt.h"
 #include "json.h"
 #include "record.h"
 #include "report.h"
@@ -22,8 +22,6 @@
 
 static struct tb tb;
 const char *tb_arch_note __attribute__((weak));
-static int saved_argc;
-static char **saved_argv;
 
 /* Results. */
 static struct timespec elapsed;
@@ -78,7 +76,7 @@ static double total_rate(void)
 	return sum;
 }
 
-static int write_json(const char *status, const char *reason)
+static int write_record(int argc, char **argv, const char *status, const char *reason)
 {
 	int ret;
 	struct host_desc host;
@@ -88,7 +86,7 @@ static int write_json(const char *status, const char *reason)
 	if (!tb.o.json_path)
 		return 0;
 	host_desc_read(&host);
-	record_begin(&j, "tlbie_bench", saved_argc, saved_argv, &host);
+	record_begin(&j, "tlbie_bench", argc, argv, &host);
 	json_object_begin(&j, "params");
 	json_u64(&j, "vcpus", tb.o.vcpus);
 	json_u64(&j, "seconds", tb.o.seconds);
@@ -128,15 +126,6 @@ static int write_json(const char *status, const char *reason)
 	ret = record_end(&j, status, reason, tb.o.json_path);
 	json_free(&j);
 	return ret;
-}
-
-static void on_early_exit(bool skip, const char *reason)
-{
-	if (skip)
-		ksft_test_result_skip("tlbie_bench: %s\n", reason);
-	else
-		ksft_test_result_fail("tlbie_bench: %s\n", reason);
-	write_json(skip ? "skip" : "fail", reason);
 }
 
 static void vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
@@ -270,50 +259,40 @@ static void print_results(void)
 	stats_mappings_print(&mappings);
 }
 
-/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
-static void on_interrupt(int sig)
+static void parse(int argc, char **argv)
 {
-	char reason[64];
-
-	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
-	ksft_test_result_fail("tlbie_bench: %s\n", reason);
-	write_json("interrupted", reason);
+	tb_parse_options(&tb.o, argc, argv);
 }
 
-int main(int argc, char **argv)
+static void print_params(const struct host_desc *host)
 {
-	struct host_desc host;
-
-	test_ktap_tool("tlbie_bench");
-	saved_argc = argc;
-	saved_argv = argv;
-	tb_parse_options(&tb.o, argc, argv);
-	interrupt_init(on_interrupt);
-
-	ksft_print_header();
-	ksft_set_plan(1);
-	test_ktap_planned();
-	host_desc_read(&host);
-	host_desc_print(&host);
 	ksft_print_msg("%u vCPU(s) for %u s, %u pages per fork, flush: %s, %s address space%s\n",
 		       tb.o.vcpus, tb.o.seconds, tb.o.pages, tb_flush_name(tb.o.flush),
 		       tb.o.shared ? "one shared" : "one per vCPU", tb.o.shared ? "" : "s");
-	test_set_fail_hook(on_early_exit);
+}
 
+static void setup_and_run(const struct host_desc *host)
+{
 	tb_setup(&tb);
 	run();
 	print_results();
-
 	TEST_ASSERT(sum_of(forks) > 0, "no fork completed in %u s", tb.o.seconds);
-	test_set_fail_hook(NULL);
-	/* A result that could not be recorded is not a pass. */
-	if (write_json("pass", NULL))
-		ksft_test_result_fail("tlbie_bench: the JSON record was not written\n");
-	else
-		ksft_test_result_pass("tlbie_bench\n");
+}
+
+static void teardown(void)
+{
 	stats_snapshot_free(&vm_before);
 	stats_snapshot_free(&vm_after);
 	stats_close(&vm_stats);
 	vm_free(tb.vm);
-	ksft_finished();
+}
+
+int main(int argc, char **argv)
+{
+	static const struct bench b = {
+		.name = "tlbie_bench", .parse = parse, .print_params = print_params,
+		.run = setup_and_run, .write_record = write_record, .teardown = teardown,
+	};
+
+	bench_main(&b, argc, argv);
 }

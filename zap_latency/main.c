@@ -6,9 +6,10 @@
  */
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "bench_main.h"
 #include "dirty_log.h"
-#include "host_desc.h"
-#include "interrupt.h"
 #include "report.h"
 #include "zl.h"
 
@@ -22,17 +23,6 @@ bool __attribute__((weak)) zl_arch_slot_only(void)
 }
 
 static struct zl zl;
-static int saved_argc;
-static char **saved_argv;
-
-static void on_early_exit(bool skip, const char *reason)
-{
-	if (skip)
-		ksft_test_result_skip("zap_latency: %s\n", reason);
-	else
-		ksft_test_result_fail("zap_latency: %s\n", reason);
-	zl_write_json(&zl, saved_argc, saved_argv, skip ? "skip" : "fail", reason);
-}
 
 static void setup(struct zl *z)
 {
@@ -114,48 +104,39 @@ static void run(struct zl *z)
 	zl_print_summary(z);
 }
 
-/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
-static void on_interrupt(int sig)
+static void parse(int argc, char **argv)
 {
-	char reason[64];
-
-	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
-	ksft_test_result_fail("zap_latency: %s\n", reason);
-	zl_write_json(&zl, saved_argc, saved_argv, "interrupted", reason);
+	zl_parse_options(&zl.o, argc, argv);
 }
 
-int main(int argc, char **argv)
+static void setup_and_run(const struct host_desc *host)
 {
-	struct host_desc host;
-
-	test_ktap_tool("zap_latency");
-	saved_argc = argc;
-	saved_argv = argv;
-	zl_parse_options(&zl.o, argc, argv);
-	interrupt_init(on_interrupt);
-
-	ksft_print_header();
-	ksft_set_plan(1);
-	test_ktap_planned();
-	host_desc_read(&host);
-	host_desc_print(&host);
-	zl.mmu = strdup(host.mmu);
-	zl.tdp = host.mmu_kind == HOST_MMU_TDP;
-	test_set_fail_hook(on_early_exit);
-
+	zl.mmu = strdup(host->mmu);
+	zl.tdp = host->mmu_kind == HOST_MMU_TDP;
 	setup(&zl);
 	run(&zl);
-
-	test_set_fail_hook(NULL);
 	trace_close(&zl.trace);
-	/* A result that could not be recorded is not a pass. */
-	if (zl_write_json(&zl, argc, argv, "pass", NULL))
-		ksft_test_result_fail("zap_latency: the JSON record was not written\n");
-	else
-		ksft_test_result_pass("zap_latency\n");
+}
+
+static int write_record(int argc, char **argv, const char *status, const char *reason)
+{
+	return zl_write_json(&zl, argc, argv, status, reason);
+}
+
+static void teardown(void)
+{
 	stats_close(&zl.vm_stats);
 	memstress_destroy(zl.ms);
 	free(zl.zaps);
 	free(zl.slot_bitmap);
-	ksft_finished();
+}
+
+int main(int argc, char **argv)
+{
+	static const struct bench b = {
+		.name = "zap_latency", .parse = parse, .run = setup_and_run,
+		.write_record = write_record, .teardown = teardown,
+	};
+
+	bench_main(&b, argc, argv);
 }

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The benchmarks' shared main(): see include/bench_main.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_main.h"
+#include "interrupt.h"
+#include "kselftest.h"
+#include "test_util.h"
+
+static const struct bench *bench;
+static int saved_argc;
+static char **saved_argv;
+
+/* Failure or skip anywhere (assertion, watchdog): KTAP result and the record so far. */
+static void on_early_exit(bool skip, const char *reason)
+{
+	if (skip)
+		ksft_test_result_skip("%s: %s\n", bench->name, reason);
+	else
+		ksft_test_result_fail("%s: %s\n", bench->name, reason);
+	bench->write_record(saved_argc, saved_argv, skip ? "skip" : "fail", reason);
+}
+
+/* Ctrl-C or a termination signal: the KTAP result and what was measured so far. */
+static void on_interrupt(int sig)
+{
+	char reason[64];
+
+	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
+	ksft_test_result_fail("%s: %s\n", bench->name, reason);
+	bench->write_record(saved_argc, saved_argv, "interrupted", reason);
+}
+
+void bench_main(const struct bench *b, int argc, char **argv)
+{
+	struct host_desc host;
+	const char *failed;
+
+	bench = b;
+	saved_argc = argc;
+	saved_argv = argv;
+	test_ktap_tool(b->name);
+	b->parse(argc, argv);
+	interrupt_init(on_interrupt);
+
+	ksft_print_header();
+	ksft_set_plan(1);
+	test_ktap_planned();
+	host_desc_read(&host);
+	host_desc_print(&host);
+	if (b->print_params)
+		b->print_params(&host);
+	test_set_fail_hook(on_early_exit);
+
+	b->run(&host);
+
+	test_set_fail_hook(NULL);
+	failed = b->verdict ? b->verdict() : NULL;
+	if (failed) {
+		ksft_test_result_fail("%s: %s\n", b->name, failed);
+		b->write_record(argc, argv, "fail", failed);
+	} else if (b->write_record(argc, argv, "pass", NULL)) {
+		/* A result that could not be recorded is not a pass. */
+		ksft_test_result_fail("%s: the JSON record was not written\n", b->name);
+	} else {
+		ksft_test_result_pass("%s\n", b->name);
+	}
+	if (b->teardown)
+		b->teardown();
+	ksft_finished();
+}
