@@ -2,8 +2,9 @@
 /*
  * demand_paging: how fast guest page faults are resolved through
  * userfaultfd, in the format of the kernel's demand_paging_test, and the
- * seed-002 table of paging rates over vCPU counts with and without
- * memory-fault exits (--sweep-vcpus).
+ * table of paging rates over vCPU counts with and without memory-fault
+ * exits (--sweep-vcpus) of Anish Moorthy's "Add memory fault exits to avoid
+ * slow GUP" (2023).
  */
 #include <stdlib.h>
 

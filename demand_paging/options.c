@@ -11,11 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_main.h"
 #include "dp.h"
 #include "guest_modes.h"
 #include "parse.h"
-#include "report.h"
 #include "record.h"
+#include "report.h"
 #include "topology.h"
 
 static void __attribute__((noreturn)) help(const char *name)
@@ -52,13 +53,13 @@ static void __attribute__((noreturn)) help(const char *name)
 	exit(0);
 }
 
-enum { OPT_SOURCE = 256, OPT_SWEEP, OPT_REPEAT, OPT_JSON, OPT_WRITE_IMAGE };
+enum { OPT_SOURCE = 256, OPT_SWEEP, OPT_REPEAT, OPT_WRITE_IMAGE };
 
 static const struct option long_opts[] = {
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "sweep-vcpus", required_argument, NULL, OPT_SWEEP },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "json", required_argument, NULL, OPT_JSON },
+	BENCH_JSON_OPTION,
 	{ "write-image", required_argument, NULL, OPT_WRITE_IMAGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -154,17 +155,11 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 		case OPT_REPEAT:
 			o->repeat = parse_u64_opt("--repeat", optarg, 1, 1000);
 			break;
-		case OPT_JSON:
-			record_path_check_opt("--json", optarg);
-			o->json_path = optarg;
-			break;
 		case OPT_WRITE_IMAGE:
 			image = optarg;
 			break;
-		case 'h':
-			help(argv[0]);
 		default:
-			usage_bad_opt(opt, argv);
+			bench_common_opt(opt, argv, &o->json_path, help);
 		}
 	}
 	usage_no_operands(argc, argv);

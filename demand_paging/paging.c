@@ -11,6 +11,7 @@
 
 #include "account.h"
 #include "dp.h"
+#include "order_stats.h"
 #include "report.h"
 
 struct uffd_region *dp_region_of(struct dp_run *run, uint64_t hva)
@@ -46,29 +47,21 @@ static void regions_create(struct dp_run *run, uint64_t per_vcpu)
 		uffd_region_start(&run->regions[i], dp_readers(o, ms->p.nr_vcpus));
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* sum += st; st's latency array is freed. */
 static void stats_merge(struct uffd_fault_stats *sum, struct uffd_fault_stats *st)
 {
 	uffd_stats_add(sum, st);
-	free(st->latency_ns);
-	st->latency_ns = NULL;
+	uffd_stats_drop_latencies(st);
 }
 
 /* The median and 99th percentile of st's latencies (sorted here); 0 when it has none. */
 static void percentiles(struct uffd_fault_stats *st, uint64_t *p50, uint64_t *p99)
 {
-	if (!st->latency_cap)
+	if (!st->latency_nr)
 		return;
-	qsort(st->latency_ns, st->latency_cap, sizeof(uint64_t), cmp_u64);
-	*p50 = st->latency_ns[st->latency_cap / 2];
-	*p99 = st->latency_ns[(st->latency_cap * 99) / 100];
+	u64_sort(st->latency_ns, st->latency_nr);
+	*p50 = u64_percentile(st->latency_ns, st->latency_nr, 50);
+	*p99 = u64_percentile(st->latency_ns, st->latency_nr, 99);
 }
 
 /*
@@ -97,16 +90,14 @@ static void regions_finish(struct dp_run *run, struct dp_result *res)
 		stats_merge(&exits, &run->vcpu_stats[v]);
 	percentiles(sum, &res->p50_ns, &res->p99_ns);
 	percentiles(&exits, &res->exit_p50_ns, &res->exit_p99_ns);
-	free(exits.latency_ns);
-	exits.latency_ns = NULL;
+	uffd_stats_drop_latencies(&exits);
 	uffd_stats_add(sum, &exits);	/* the counts and times, not the latencies */
 	free(run->regions);
 	TEST_ASSERT(!unresolved && !multiple,
 		    "userfaultfd: %lu page(s) never resolved and %lu resolved more than once "
 		    "(EEXIST races are counted apart: %lu)", (unsigned long)unresolved,
 		    (unsigned long)multiple, (unsigned long)sum->eexist);
-	free(sum->latency_ns);
-	sum->latency_ns = NULL;
+	uffd_stats_drop_latencies(sum);
 }
 
 /* What KVM mapped the paged-in memory with: uffd resolves 4K pages. */

@@ -2,8 +2,10 @@
 /*
  * dirty_log_perf: how long KVM takes to get and clear the dirty log while
  * vCPUs dirty guest memory, in the format of the kernel's
- * dirty_log_perf_test (seed 003) and of the clear-dirty-log chunking series
- * (seed 000: -k, -l, -j).
+ * dirty_log_perf_test (as in the review of Vipin Sharma's "KVM: x86/mmu:
+ * Atomically clear SPTE dirty state in the clear-dirty-log flow", 2023, by
+ * David Matlack) and of Vipin Sharma's "KVM: arm64: Split huge pages during
+ * clear-dirty-log under MMU read lock" (2023: -k, -l, -j).
  *
  * Phases: create, populate, enable logging, iterations (dirty, get, clear),
  * disable logging.  Every timed region wraps only the KVM ioctls (or the

@@ -7,8 +7,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-#include "dlp.h"
+#include "bench_main.h"
 #include "dirty_log.h"
+#include "dlp.h"
 #include "guest_modes.h"
 #include "parse.h"
 #include "record.h"
@@ -96,14 +97,14 @@ static void __attribute__((noreturn)) help(const char *name)
 	exit(0);
 }
 
-enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_JSON, OPT_EAGER_SPLIT };
+enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_EAGER_SPLIT };
 
 static const struct option long_opts[] = {
 	{ "ring", required_argument, NULL, OPT_RING },
 	{ "eager-split", required_argument, NULL, OPT_EAGER_SPLIT },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "json", required_argument, NULL, OPT_JSON },
+	BENCH_JSON_OPTION,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -203,14 +204,8 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		case OPT_STATS:
 			o->print_stats = true;
 			break;
-		case OPT_JSON:
-			record_path_check_opt("--json", optarg);
-			o->json_path = optarg;
-			break;
-		case 'h':
-			help(argv[0]);
 		default:
-			usage_bad_opt(opt, argv);
+			bench_common_opt(opt, argv, &o->json_path, help);
 		}
 	}
 	usage_no_operands(argc, argv);

@@ -34,6 +34,19 @@ struct bench {
 	void (*teardown)(void);
 };
 
+/*
+ * The options every benchmark has, at the end of its getopt switch.  Its
+ * long options list BENCH_JSON_OPTION; its switch ends in
+ *	default: bench_common_opt(opt, argv, &o->json_path, help);
+ * which takes --json FILE (checked now: record.h), -h (help(argv[0])
+ * prints the usage and exits 0) and makes anything else a usage error.
+ */
+#define OPT_JSON 0x4a534f	/* "JSO": above every benchmark's own long options */
+#define BENCH_JSON_OPTION { "json", required_argument, NULL, OPT_JSON }
+/* Prints the usage and exits 0. */
+typedef void bench_help_fn(const char *name);
+void bench_common_opt(int opt, char **argv, const char **json_path, bench_help_fn *help);
+
 /* Runs b; exits with the KTAP result (ksft_finished), never returns. */
 void bench_main(const struct bench *b, int argc, char **argv) __attribute__((noreturn));
 

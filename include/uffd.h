@@ -43,8 +43,9 @@ struct uffd_fault_stats {
 	uint64_t read_ns;		/* of which reading the fault messages (read(2)) */
 	uint64_t source_ns;		/* of which reading the page's content (MISSING) */
 	uint64_t delay_ns;		/* of which the -d delay */
-	uint64_t *latency_ns;		/* per fault, for percentiles (nr = faults) */
-	uint64_t latency_cap;
+	uint64_t *latency_ns;		/* per fault, for percentiles */
+	uint64_t latency_nr;		/* samples in latency_ns */
+	uint64_t latency_cap;		/* latency_ns's allocated length */
 };
 
 struct uffd_region {
@@ -91,9 +92,11 @@ int uffd_region_resolve(struct uffd_region *r, uint64_t addr, bool wake,
 
 /*
  * sum += st; st's latency samples are appended to sum's array (which sum
- * owns: latency_cap is its length).  st is unchanged.
+ * owns).  st is unchanged.
  */
 void uffd_stats_add(struct uffd_fault_stats *sum, const struct uffd_fault_stats *st);
+/* Frees st's latency samples, keeping its counts and times. */
+void uffd_stats_drop_latencies(struct uffd_fault_stats *st);
 /* Sum of the readers' stats (latency arrays concatenated). Caller frees latency_ns. */
 void uffd_region_stats(const struct uffd_region *r, struct uffd_fault_stats *sum);
 /* Pages resolved 0 times, and more than once (both must be 0 after a run). */

@@ -2,12 +2,16 @@
 /*
  * The benchmarks' shared main(): see include/bench_main.h.
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_main.h"
 #include "interrupt.h"
 #include "kselftest.h"
+#include "parse.h"
+#include "record.h"
 #include "test_util.h"
 
 static const struct bench *bench;
@@ -32,6 +36,21 @@ static void on_interrupt(int sig)
 	snprintf(reason, sizeof(reason), "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
 	ksft_test_result_fail("%s: %s\n", bench->name, reason);
 	bench->write_record(saved_argc, saved_argv, "interrupted", reason);
+}
+
+void bench_common_opt(int opt, char **argv, const char **json_path, bench_help_fn *help)
+{
+	switch (opt) {
+	case OPT_JSON:
+		record_path_check_opt("--json", optarg);
+		*json_path = optarg;
+		return;
+	case 'h':
+		help(argv[0]);
+		exit(0);	/* help exits; this says so to the compiler */
+	default:
+		usage_bad_opt(opt, argv);
+	}
 }
 
 void bench_main(const struct bench *b, int argc, char **argv)

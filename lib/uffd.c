@@ -180,18 +180,15 @@ static void *uffd_page_buf(size_t len)
 
 static void uffd_stats_add_latency(struct uffd_fault_stats *st, uint64_t ns)
 {
-	if (st->faults >= st->latency_cap) {
+	if (st->latency_nr >= st->latency_cap) {
 		uint64_t cap = st->latency_cap ? st->latency_cap * 2 : 1024;
-		uint64_t *p;
+		uint64_t *p = realloc(st->latency_ns, cap * sizeof(*p));
 
-		while (cap <= st->faults)
-			cap *= 2;
-		p = realloc(st->latency_ns, cap * sizeof(*p));
 		TEST_ASSERT(p, "out of memory for %llu latencies", (unsigned long long)cap);
 		st->latency_ns = p;
 		st->latency_cap = cap;
 	}
-	st->latency_ns[st->faults] = ns;
+	st->latency_ns[st->latency_nr++] = ns;
 }
 
 static void uffd_wake(struct uffd_region *r, uint64_t page)
@@ -630,7 +627,7 @@ void uffd_region_free(struct uffd_region *r)
 
 void uffd_stats_add(struct uffd_fault_stats *sum, const struct uffd_fault_stats *st)
 {
-	uint64_t n = st->latency_ns ? st->faults : 0;
+	uint64_t n = st->latency_ns ? st->latency_nr : 0;
 
 	sum->faults += st->faults;
 	sum->resolved += st->resolved;
@@ -642,11 +639,19 @@ void uffd_stats_add(struct uffd_fault_stats *sum, const struct uffd_fault_stats 
 	sum->delay_ns += st->delay_ns;
 	if (!n)
 		return;
-	sum->latency_ns = realloc(sum->latency_ns, (sum->latency_cap + n) * sizeof(uint64_t));
+	sum->latency_ns = realloc(sum->latency_ns, (sum->latency_nr + n) * sizeof(uint64_t));
 	TEST_ASSERT(sum->latency_ns, "out of memory for %llu latencies",
-		    (unsigned long long)(sum->latency_cap + n));
-	memcpy(sum->latency_ns + sum->latency_cap, st->latency_ns, n * sizeof(uint64_t));
-	sum->latency_cap += n;
+		    (unsigned long long)(sum->latency_nr + n));
+	memcpy(sum->latency_ns + sum->latency_nr, st->latency_ns, n * sizeof(uint64_t));
+	sum->latency_nr += n;
+	sum->latency_cap = sum->latency_nr;
+}
+
+void uffd_stats_drop_latencies(struct uffd_fault_stats *st)
+{
+	free(st->latency_ns);
+	st->latency_ns = NULL;
+	st->latency_nr = st->latency_cap = 0;
 }
 
 void uffd_region_stats(const struct uffd_region *r, struct uffd_fault_stats *sum)

@@ -53,7 +53,7 @@ static void run_and_check(struct __test_metadata *_metadata, const char *const *
 #elif defined(__powerpc64__)
 	/* HPT hcalls the host handles in real mode: no invlpg, the guest counts them. */
 	ASSERT_EQ(JV_MISSING, jv_type(r->doc, "figures/invlpg"));
-	ASSERT_NE(NULL, strstr(r->out, "runs do_tlbies(), seed 001's path"));
+	ASSERT_NE(NULL, strstr(r->out, "runs do_tlbies(), the path of the lockless-tlbie patch"));
 	ASSERT_GT(tool_figure(r, "", "h_enter"), 0);
 	ASSERT_GT(tool_figure(r, "", "h_protect"), 0);
 	ASSERT_GT(tool_figure(r, "", "h_remove"), 0);	/* every remap is H_REMOVE + H_ENTER */

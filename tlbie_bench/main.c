@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tlbie_bench: the host-side invalidation work caused by guest page-table
- * churn (seed 001's fork benchmark, with guest code of its own).  Every
+ * churn (the fork benchmark of Nicholas Piggin's "KVM: PPC: Book3S HV:
+ * lockless tlbie for HPT hcalls", 2018, with guest code of its own).  Every
  * vCPU runs fork-style cycles for -t seconds; the throughput is forks per
  * second, and every remap is verified against stale translations.
  */

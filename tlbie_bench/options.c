@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_main.h"
 #include "memstress.h"
 #include "parse.h"
 #include "record.h"
@@ -37,14 +38,14 @@ const char *tb_flush_name(enum tb_flush f)
 	return f == FLUSH_PAGE ? "page" : f == FLUSH_FULL ? "full" : "hv";
 }
 
-enum { OPT_PAGES = 256, OPT_FLUSH, OPT_SHARED, OPT_PROFILE, OPT_JSON };
+enum { OPT_PAGES = 256, OPT_FLUSH, OPT_SHARED, OPT_PROFILE };
 
 static const struct option long_opts[] = {
 	{ "pages", required_argument, NULL, OPT_PAGES },
 	{ "flush", required_argument, NULL, OPT_FLUSH },
 	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
-	{ "json", required_argument, NULL, OPT_JSON },
+	BENCH_JSON_OPTION,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -88,14 +89,8 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 		case OPT_PROFILE:
 			o->profile = true;
 			break;
-		case OPT_JSON:
-			record_path_check_opt("--json", optarg);
-			o->json_path = optarg;
-			break;
-		case 'h':
-			help(argv[0]);
 		default:
-			usage_bad_opt(opt, argv);
+			bench_common_opt(opt, argv, &o->json_path, help);
 		}
 	}
 	usage_no_operands(argc, argv);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_main.h"
 #include "parse.h"
 #include "record.h"
 #include "zl.h"
@@ -40,13 +41,13 @@ static void __attribute__((noreturn)) help(const char *name)
 	exit(0);
 }
 
-enum { OPT_TRIGGER = 256, OPT_ZAP_ALL, OPT_TRACED, OPT_JSON };
+enum { OPT_TRIGGER = 256, OPT_ZAP_ALL, OPT_TRACED };
 
 static const struct option long_opts[] = {
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "zap-all", required_argument, NULL, OPT_ZAP_ALL },
 	{ "traced", required_argument, NULL, OPT_TRACED },
-	{ "json", required_argument, NULL, OPT_JSON },
+	BENCH_JSON_OPTION,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -58,7 +59,7 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 
 	memstress_params_init(&o->ms);
 	o->ms.nr_vcpus = 4;
-	o->ms.vcpu_bytes = 256ULL << 20;	/* 1G with the default 4 vCPUs: seed 004's guest */
+	o->ms.vcpu_bytes = 256ULL << 20;	/* 1G with the default 4 vCPUs: the guest of Xiao Guangrong's "KVM: MMU: zap pages in batch" (2013) */
 	o->zaps = 5;
 	o->traced_zaps = 2;
 
@@ -91,14 +92,8 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 		case OPT_TRACED:
 			o->traced_zaps = parse_u64_opt("--traced", optarg, 0, 1000);
 			break;
-		case OPT_JSON:
-			record_path_check_opt("--json", optarg);
-			o->json_path = optarg;
-			break;
-		case 'h':
-			help(argv[0]);
 		default:
-			usage_bad_opt(opt, argv);
+			bench_common_opt(opt, argv, &o->json_path, help);
 		}
 	}
 	usage_no_operands(argc, argv);

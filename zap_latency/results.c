@@ -5,6 +5,7 @@
 
 #include "host_desc.h"
 #include "json.h"
+#include "order_stats.h"
 #include "record.h"
 #include "report.h"
 #include "zl.h"
@@ -133,13 +134,6 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 			       ms(ts_to_ns(zap->refault)));
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The zaps a figure comes from: the untraced ones, or the traced ones that saw the span. */
 static bool zap_counts(const struct zl *z, uint64_t i, bool traced)
 {
@@ -166,8 +160,8 @@ static uint64_t summary(const struct zl *z, uint64_t (*get)(const struct zl_zap 
 
 	TEST_ASSERT(v, "out of memory");
 	n = values(z, get, traced, v);
-	qsort(v, n, sizeof(uint64_t), cmp_u64);
-	out[0] = v[n / 2];
+	u64_sort(v, n);
+	out[0] = u64_percentile(v, n, 50);
 	out[1] = v[0];
 	out[2] = v[n ? n - 1 : 0];
 	free(v);

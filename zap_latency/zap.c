@@ -11,6 +11,7 @@
 
 #include "account.h"
 #include "dirty_log.h"
+#include "order_stats.h"
 #include "report.h"
 #include "zl.h"
 
@@ -64,13 +65,6 @@ static double touch_rate(struct zl *z, unsigned int window_ms)
 	       (ts_to_ns(ts_elapsed(start)) / 1e6);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Gaps between consecutive progress stamps of every vCPU with stamp index
  * in [from[v], to[v]), as ns.
@@ -103,9 +97,9 @@ static void stamp_gaps(struct zl *z, const uint64_t *from, const uint64_t *to,
 	}
 	*g = (struct zl_gaps){ .n = n };
 	if (n) {
-		qsort(gaps, n, sizeof(*gaps), cmp_u64);
-		g->p50 = gaps[n / 2];
-		g->p99 = gaps[n * 99 / 100];
+		u64_sort(gaps, n);
+		g->p50 = u64_percentile(gaps, n, 50);
+		g->p99 = u64_percentile(gaps, n, 99);
 		g->max = gaps[n - 1];
 	}
 	free(gaps);

@@ -24,5 +24,6 @@
 #include "page_source_test.inc"
 #include "uffd_test.inc"
 #include "trace_test.inc"
+#include "order_stats_test.inc"
 
 TEST_HARNESS_MAIN

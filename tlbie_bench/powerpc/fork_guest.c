@@ -5,7 +5,7 @@
  * hcalls the host kernel handles itself (book3s_hv_rm_mmu.c): H_ENTER maps,
  * H_PROTECT downgrades, H_REMOVE and H_BULK_REMOVE unmap, and removing or
  * downgrading a valid HPTE invalidates it with do_tlbies() in the host:
- * seed 001's path.  A remap is H_REMOVE then H_ENTER of the new frame.
+ * the path of Piggin's lockless-tlbie patch (2018).  A remap is H_REMOVE then H_ENTER of the new frame.
  * After each remap the page is read back through the new HPTE: a stale
  * translation shows the old frame's tag and fails the run.  Every hcall's
  * return code is checked.

@@ -22,7 +22,7 @@ const char *tb_arch_note =
 	"powerpc HPT guest: every H_ENTER, H_PROTECT, H_REMOVE and H_BULK_REMOVE is an hcall "
 	"the host kernel handles itself (book3s_hv_rm_mmu.c: in real mode on POWER7/8 hosts, "
 	"after an exit counted in sum_exits on POWER9 and later); each removal or downgrade of "
-	"a valid HPTE runs do_tlbies(), seed 001's path.  --flush page: one H_REMOVE per page; "
+	"a valid HPTE runs do_tlbies(), the path of the lockless-tlbie patch.  --flush page: one H_REMOVE per page; "
 	"--flush full: H_BULK_REMOVE, 4 HPTEs per call.  KVM keeps no per-hcall stat: the "
 	"guest counts them.";
 
