@@ -74,7 +74,7 @@ endif
 
 # Guest code is linked into the same non-PIE binary and loaded at the same
 # virtual addresses inside the guest (lib/elf.c), so no PIE anywhere.
-CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/tests -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC) \
+CPPFLAGS := -D_GNU_SOURCE -I$(SRC)/tests -I$(SRC)/tests/$(ARCH) -I$(SRC)/include -I$(SRC)/include/$(ARCH) -I$(KSFT_INC) \
 	-I$(OUTPUT)/gen -DKMP_SRC_DIR='"$(SRC)"'
 BASE_CFLAGS := -std=gnu11 -O2 -g -fmacro-prefix-map=$(SRC)/= -fno-pie -fno-omit-frame-pointer $(WARN) $(EXTRA_CFLAGS)
 HOST_CFLAGS := $(BASE_CFLAGS) -pthread

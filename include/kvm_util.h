@@ -206,6 +206,19 @@ void arch_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code);
 void arch_vcpu_args_set(struct kvm_vcpu *vcpu, int n, const uint64_t *args);
 void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size);
 /*
+ * The largest page arch_virt_map_page() maps in this VM: 2M (a weak
+ * default: x86_64, arm64's 4K granule), the granule itself for arm64's
+ * 16K and 64K, 4K on powerpc (HPT pages).
+ */
+uint64_t arch_virt_page_max(struct kvm_vm *vm);
+/*
+ * Whether deleting or moving a memslot unmaps only that slot's pages
+ * (arm64: its stage-2 range, kvm_arch_flush_shadow_memslot) rather than
+ * every MMU page (x86 with the slot zap-all quirk, powerpc): a weak
+ * default, false.
+ */
+bool arch_memslot_change_unmaps_slot_only(void);
+/*
  * Guest page tables the guest edits itself (tlbie_bench): a new top-level
  * table sharing everything mapped so far (a weak default copies the VM's
  * root table); a last-level table (pt_gpa, one page) installed for the

@@ -266,6 +266,16 @@ uint64_t vm_vaddr_map(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
 	return gva;
 }
 
+uint64_t __attribute__((weak)) arch_virt_page_max(struct kvm_vm *vm)
+{
+	return SZ_2M;
+}
+
+bool __attribute__((weak)) arch_memslot_change_unmaps_slot_only(void)
+{
+	return false;
+}
+
 void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size, uint64_t page_size)
 {
 	TEST_ASSERT(IS_ALIGNED(gva | gpa | size, page_size),

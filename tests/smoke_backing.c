@@ -18,20 +18,20 @@ static void run_source(struct __test_metadata *_metadata, enum backing_src_type 
 {
 	uint64_t page = backing_src_page_size(src);
 	uint64_t size = page >= SZ_1G ? page : 2 * (page > SZ_2M ? page : SZ_2M);
-#ifdef __powerpc64__
-	uint64_t map = SZ_4K;	/* the library's HPT mappings are 4K pages */
-#else
 	uint64_t map = page >= SZ_2M ? SZ_2M : SZ_4K;
-#endif
 	struct kvm_vcpu *vcpu;
 	struct mem_region *r;
 	struct kvm_vm *vm;
 	struct ucall uc;
 	uint64_t gpa;
+	char *host;
 
 	REQUIRE_KVM();
 	vm = vm_create(1, size / 4096);
-	gpa = arch_test_mem_gpa(vm);	char *host;
+	/* The guest maps with the largest page both the backing and the library take. */
+	if (map > arch_virt_page_max(vm))
+		map = arch_virt_page_max(vm);
+	gpa = arch_test_mem_gpa(vm);
 
 	r = vm_mem_add(vm, src, gpa, TEST_SLOT, size, 0);
 	ASSERT_EQ(page, r->backing.page_size);

@@ -32,45 +32,8 @@ void guest_globals(void)
 	GUEST_DONE();
 }
 
-#ifdef __x86_64__
-/* An OUT to a port nobody handles: an unexpected IO exit. */
-void guest_unknown_port(void)
-{
-	__asm__ __volatile__("outb %%al, %%dx" : : "a"(0), "d"(0x3f8) : "memory");
-	GUEST_DONE();
-}
-
-/* A DIV by a zero register: #DE, a fault, so its RIP is guest_div_insn. */
-void guest_divide_by_zero(void)
-{
-	__asm__ __volatile__("xorl %%ecx, %%ecx\n\t"
-			     ".globl guest_div_insn\n"
-			     "guest_div_insn:\n\t"
-			     "divl %%ecx" : : : "eax", "ecx", "edx");
-	GUEST_DONE();
-}
-
-/* A push with RSP at an unmapped gva: a #PF that only a stack of its own can report. */
-void guest_bad_stack(uint64_t gva)
-{
-	__asm__ __volatile__("movq %0, %%rsp\n\t"
-			     "pushq $0" : : "r"(gva) : "memory");
-	GUEST_DONE();
-}
-
-/* #UD with an IDT of limit 0: neither it nor the #GP and #DF after it can be delivered. */
-void guest_triple_fault(void)
-{
-	static const struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) no_idt;
-
-	__asm__ __volatile__("lidt %0\n\t"
-			     "ud2" : : "m"(no_idt));
-	GUEST_DONE();
-}
-#endif
+/* This arch's own guest code (tests/<arch>/smoke_basic_guest.inc). */
+#include "smoke_basic_guest.inc"
 
 /* A load from a gva the guest page tables do not map: a guest exception. */
 void guest_unmapped_load(uint64_t gva)

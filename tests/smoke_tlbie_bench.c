@@ -13,6 +13,12 @@
 #include "tool_run.h"
 #include "require.h"
 
+/*
+ * This arch's counts (tests/<arch>/smoke_tlbie_bench.inc): what the host
+ * counts of the guest's flushes, and what the output says of them.
+ */
+#include "smoke_tlbie_bench.inc"
+
 static void run_and_check(struct __test_metadata *_metadata, const char *const *args)
 {
 	struct tool_run *r = calloc(1, sizeof(*r));
@@ -46,43 +52,7 @@ static void run_and_check(struct __test_metadata *_metadata, const char *const *
 	ASSERT_EQ(jv_number(r->doc, "figures/verified_remaps/values/0") +
 		  jv_number(r->doc, "figures/verified_remaps/values/1"),
 		  tool_figure(r, "", "verified_remaps"));
-#ifdef __aarch64__
-	/* Guest TLBIs never exit on arm64: no invlpg count, and the output says why. */
-	ASSERT_EQ(JV_MISSING, jv_type(r->doc, "figures/invlpg"));
-	ASSERT_NE(NULL, strstr(r->out, "guest TLBI instructions cause no host exits"));
-#elif defined(__powerpc64__)
-	/* HPT hcalls the host handles in real mode: no invlpg, the guest counts them. */
-	ASSERT_EQ(JV_MISSING, jv_type(r->doc, "figures/invlpg"));
-	ASSERT_NE(NULL, strstr(r->out, "runs do_tlbies(), the path of the lockless-tlbie patch"));
-	ASSERT_GT(tool_figure(r, "", "h_enter"), 0);
-	ASSERT_GT(tool_figure(r, "", "h_protect"), 0);
-	ASSERT_GT(tool_figure(r, "", "h_remove"), 0);	/* every remap is H_REMOVE + H_ENTER */
-	for (int i = 0; args[i]; i++)
-		if (!strcmp(args[i], "full"))
-			ASSERT_GT(tool_figure(r, "", "h_bulk_remove"), 0);
-#else
-	if (host_mmu() == HOST_MMU_TDP || host_mmu() == HOST_MMU_LEGACY_TDP) {
-		/* EPT/NPT: INVLPG does not exit; no invlpg figure, and the output says why. */
-		ASSERT_EQ(JV_MISSING, jv_type(r->doc, "figures/invlpg"));
-		ASSERT_NE(NULL, strstr(r->out, "the guest's INVLPG and CR3 writes cause no host exits"));
-	} else {
-		/*
-		 * Shadow paging: every INVLPG exits, and KVM counts each.  Per
-		 * vCPU: --pages (16) to map the parent, then per fork 4 per page
-		 * (--flush page) or 2 (--flush full: the rest is one CR3 reload).
-		 */
-		bool full = false;
-		double want = 0;
-
-		for (int i = 0; args[i]; i++)
-			full |= !strcmp(args[i], "full");
-		for (int v = 0; v < 2; v++) {
-			snprintf(path, sizeof(path), "figures/verified_remaps/values/%d", v);
-			want += 16 + jv_number(r->doc, path) * (full ? 2 : 4);
-		}
-		ASSERT_EQ(want, tool_figure(r, "", "invlpg"));
-	}
-#endif
+	check_arch_counts(_metadata, r, args);
 	tool_run_free(r);
 	free(r);
 }

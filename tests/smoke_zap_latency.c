@@ -94,7 +94,8 @@ static bool tracefs_mounted(void)
 
 /*
  * Where a memslot change unmaps only that slot, the trigger slot had pages
- * mapped before zap i: as many as the guest wrote, by KVM's dirty log.
+ * mapped before zap i: as many as the guest wrote, by KVM's dirty log.  For
+ * the arch parts where that holds (arm64, x86's --zap-all off).
  */
 static void __attribute__((unused))
 check_slot_mapped(struct __test_metadata *_metadata, struct tool_run *r, int i)
@@ -128,43 +129,6 @@ static enum jv_type zap_field_type(struct tool_run *r, int i, const char *field)
 	return jv_type(r->doc, path);
 }
 
-#ifdef __x86_64__
-/*
- * What zap i freed, per MMU.  The vCPUs keep running, so refaults during the
- * ioctl make these bounds (the exact figures, with the vCPUs stopped, are
- * smoke_stats' zap_all_with_vcpus_stopped_drops_every_mapping): mappings
- * dropped are at most those held before; an MMU with shadow pages zaps at
- * least one and at most those live before plus those the vCPUs made during
- * the ioctl (mmu_cache_miss); the TDP MMU has no such stat,
- * and its record and output leave the figure out.
- */
-static void check_x86_zap(struct __test_metadata *_metadata, struct tool_run *r, int i)
-{
-	double dropped = zap_number(r, i, "mappings_dropped");
-
-	ASSERT_EQ(dropped, zap_number(r, i, "mappings_dropped_4k") +
-			   zap_number(r, i, "mappings_dropped_2m") +
-			   zap_number(r, i, "mappings_dropped_1g"));
-	ASSERT_LE(dropped, zap_number(r, i, "mappings_before"));
-	if (host_mmu() == HOST_MMU_TDP) {
-		ASSERT_GE(dropped, 1) TH_LOG("%s", r->out);
-		ASSERT_EQ(JV_MISSING, zap_field_type(r, i, "mmu_shadow_zapped"));
-		ASSERT_EQ(JV_MISSING, jv_type(r->doc, "figures/mmu_shadow_zapped"));
-		ASSERT_NE(NULL, strstr(r->out, "no KVM stat counts the TDP MMU's page-table pages"));
-		return;
-	}
-	ASSERT_GE(zap_number(r, i, "mmu_shadow_zapped"), 1) TH_LOG("%s", r->out);
-	if (host_mmu() == HOST_MMU_PVM) {
-		/* kvm_pvm counts no mappings, nor its live shadow pages: the record says none. */
-		ASSERT_EQ(0, dropped);
-		ASSERT_EQ(JV_MISSING, zap_field_type(r, i, "shadow_pages_live"));
-		return;
-	}
-	ASSERT_LE(zap_number(r, i, "mmu_shadow_zapped"),
-		  zap_number(r, i, "shadow_pages_live") + zap_number(r, i, "shadow_pages_made"));
-	ASSERT_GE(dropped, 1) TH_LOG("%s", r->out);
-}
-#endif
 
 /*
  * Each test runs zap_latency, with warm-ups and refaults: a minute or more
@@ -173,6 +137,12 @@ static void check_x86_zap(struct __test_metadata *_metadata, struct tool_run *r,
 FIXTURE(zl) {};
 FIXTURE_SETUP(zl) {}
 FIXTURE_TEARDOWN(zl) {}
+
+/*
+ * This arch's part (tests/<arch>/smoke_zap_latency.inc): check_arch_zap(),
+ * what untraced zap i must show of the MMU it zapped, and tests of its own.
+ */
+#include "smoke_zap_latency.inc"
 
 /* Whether a line of the output starts with prefix. */
 static bool has_line(const char *out, const char *prefix)
@@ -240,20 +210,9 @@ TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 	/* Latency, pages and stall come from the two untraced zaps only. */
 	ASSERT_EQ(2, jv_size(r->doc, "figures/ioctl_latency/values"));
 	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "zaps/%d/mmu_shadow_zapped", i);
 		ASSERT_EQ(JV_FALSE, zap_field_type(r, i, "traced"));
 		ASSERT_EQ(JV_MISSING, zap_field_type(r, i, "kernel_zap_span_ns"));
-#ifdef __x86_64__
-		check_x86_zap(_metadata, r, i);
-#else
-		/* No MMU page stats to count them: the figure is left out, not 0. */
-		ASSERT_EQ(JV_MISSING, jv_type(r->doc, path));
-		ASSERT_NE(NULL, strstr(r->out, "MMU pages zapped: not counted"));
-#endif
-#ifdef __aarch64__
-		/* A memslot change unmaps only that slot. */
-		check_slot_mapped(_metadata, r, i);
-#endif
+		check_arch_zap(_metadata, r, i);
 		snprintf(path, sizeof(path), "zaps/%d/ioctl_ns", i);
 		ASSERT_GT(jv_number(r->doc, path), 0);
 		/* The guest kept making progress around the zap: stamps were seen. */
@@ -320,33 +279,6 @@ TEST_F_TIMEOUT(zl, untraced_only_makes_no_instance, 180)
 	free(r);
 }
 
-#ifdef __x86_64__
-/* --zap-all off: a memslot delete unmaps only the slot, which the guest had mapped. */
-TEST_F_TIMEOUT(zl, zap_all_off_unmaps_the_populated_slot, 180)
-{
-	const char *args[] = { "-v", "1", "-b", "16M", "-i", "2", "--zap-all", "off", NULL };
-	struct tool_run *r = calloc(1, sizeof(*r));
-
-	REQUIRE_KVM();
-
-	tool_run(r, "zap_latency", args);
-	if (!(kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) & KVM_X86_QUIRK_SLOT_ZAP_ALL)) {
-		/* Before 6.11 every memslot change zaps everything: a usage error, saying so. */
-		ASSERT_EQ(2, r->code) TH_LOG("%s", r->out);
-		ASSERT_NE(NULL, strstr(r->out, "cannot disable KVM_X86_QUIRK_SLOT_ZAP_ALL"));
-		tool_run_free(r);
-		free(r);
-		return;
-	}
-	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
-	ASSERT_EQ(0, tool_schema_check(r));
-	ASSERT_EQ(JV_TRUE, jv_type(r->doc, "params/slot_populated"));
-	for (int i = 0; i < 2; i++)
-		check_slot_mapped(_metadata, r, i);
-	tool_run_free(r);
-	free(r);
-}
-#endif
 
 /*
  * A SIGKILL runs no clean-up: the instance (with its probes and mount) stays

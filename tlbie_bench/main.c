@@ -22,7 +22,6 @@
 #include "watchdog.h"
 
 static struct tb tb;
-const char *tb_arch_note __attribute__((weak));
 
 /* Results. */
 static struct timespec elapsed;
@@ -115,8 +114,8 @@ static int write_record(int argc, char **argv, const char *status, const char *r
 		if (vcpu_stat_present[i])
 			record_figure(&j, vcpu_stat_names[i], "events", vcpu_stat_deltas[i],
 				      NULL, 0);
-	if (tb_arch_figures)
-		tb_arch_figures(&tb, &j);
+	if (tb_arch.figures)
+		tb_arch.figures(&tb, &j);
 	free(rates);
 	json_object_end(&j);
 	if (vm_after.values) {
@@ -248,14 +247,14 @@ static void print_results(void)
 					len ? ", " : "", vcpu_stat_names[i],
 					(long)vcpu_stat_deltas[i]);
 	ksft_print_msg("vCPU stats over the run: %s\n", line);
-	if (tb_arch_note)
-		ksft_print_msg("%s\n", tb_arch_note);
+	if (tb_arch.note)
+		ksft_print_msg("%s\n", tb_arch.note);
 	if (invlpg_never_exits())
 		ksft_print_msg("%s MMU (EPT/NPT): the guest's INVLPG and CR3 writes cause no host exits, "
 			       "the hardware walks the guest's tables (no invlpg count; the exits above "
 			       "are ucalls and EPT/NPT faults)\n", host_mmu_name());
-	if (tb_arch_figures)
-		tb_arch_figures(&tb, NULL);
+	if (tb_arch.figures)
+		tb_arch.figures(&tb, NULL);
 	stats_delta_print_section(&vm_stats, &vm_before, &vm_after, "VM MMU stats over the run");
 	stats_mappings_print(&mappings);
 }

@@ -27,11 +27,9 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " --profile: sample the host's kernel with perf during the run; print the top\n"
 	       "     symbols\n"
 	       " --json FILE: write the result record to FILE\n",
-	       tb_arch_flush_help ?: "page: invalidate each page; full: one full invalidation per fork;");
+	       tb_arch.flush_help ?: "page: invalidate each page; full: one full invalidation per fork;");
 	exit(0);
 }
-
-const char *tb_arch_flush_help __attribute__((weak));
 
 const char *tb_flush_name(enum tb_flush f)
 {

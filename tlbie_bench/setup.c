@@ -28,8 +28,8 @@ static uint64_t new_table(struct kvm_vm *vm, uint64_t *window)
 	return gpa;
 }
 
-/* Weak: an arch without per-range page tables (powerpc's HPT) has its own. */
-void __attribute__((weak)) tb_setup(struct tb *t)
+/* Per-range page tables; an arch without them (powerpc's HPT) has its own tb_arch.setup. */
+static void setup_page_tables(struct tb *t)
 {
 	const struct tb_opts *o = &t->o;
 	uint64_t per_vcpu = (o->pages + pool_frames(o)) * SZ_4K;
@@ -89,4 +89,12 @@ void __attribute__((weak)) tb_setup(struct tb *t)
 	t->ga = guest_global(vm, tb_args);
 	for (uint32_t v = 0; v < o->vcpus; v++)
 		vm->vcpus[v]->heartbeat = &t->ga->vcpu[v].cycles;
+}
+
+void tb_setup(struct tb *t)
+{
+	if (tb_arch.setup)
+		tb_arch.setup(t);
+	else
+		setup_page_tables(t);
 }

@@ -29,25 +29,25 @@ struct tb {
 void tb_parse_options(struct tb_opts *o, int argc, char **argv);
 const char *tb_flush_name(enum tb_flush f);
 
-/* setup.c: the VM, frames, and each vCPU's page tables. */
+/* setup.c: the VM, frames, and each vCPU's page tables (tb_arch.setup where set). */
 void tb_setup(struct tb *t);
 
 /*
- * What this arch's figures mean, printed with the results (NULL: nothing to
- * add).  tlbie_bench/<arch>/ may define it; main.c has a weak NULL default.
- */
-extern const char *tb_arch_note;
-/*
- * -h: what --flush page and full do on this arch (NULL: a generic text).
- * tlbie_bench/<arch>/ may define it; options.c has a weak NULL default.
- */
-extern const char *tb_arch_flush_help;
-/*
- * Figures only this arch measures: printed with the results (j NULL) and
- * added to the record.  Weak: NULL unless tlbie_bench/<arch>/ defines it.
+ * What differs per arch, tlbie_bench/<arch>/arch.c's tb_arch (every arch
+ * defines it; a NULL member takes the generic behaviour).
  */
 struct json;
-void tb_arch_figures(const struct tb *t, struct json *j) __attribute__((weak));
+struct tb_arch {
+	/* What this arch's figures mean, printed with the results (NULL: nothing). */
+	const char *note;
+	/* -h: what --flush page and full do (NULL: a generic text). */
+	const char *flush_help;
+	/* The VM and its page tables (NULL: setup.c's per-range tables). */
+	void (*setup)(struct tb *t);
+	/* Figures only this arch measures: printed (j NULL) or recorded. */
+	void (*figures)(const struct tb *t, struct json *j);
+};
+extern const struct tb_arch tb_arch;
 
 /* profile.c: perf record of the whole host during the run. */
 #define TB_PROFILE_TOP 10

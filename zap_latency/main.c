@@ -17,12 +17,6 @@
 #define STAMP_EVERY_PAGES 4
 #define STAMP_RING (1ULL << 16)	/* 512 KiB: within VCPU_DATA_SIZE */
 
-/* x86: a memslot change zaps every MMU page (--zap-all off: only the slot's). */
-bool __attribute__((weak)) zl_arch_slot_only(void)
-{
-	return false;
-}
-
 static struct zl zl;
 
 static void setup(struct zl *z)
@@ -35,8 +29,12 @@ static void setup(struct zl *z)
 	z->extra_slot = memstress_slot(ms, z->o.ms.slots);
 	z->extra_gpa = ALIGN_UP(ms->gpa + ms->size, SZ_1G);
 	z->extra_moved_gpa = z->extra_gpa + SZ_1G;
-	/* Where only the slot is unmapped, it must hold mappings to unmap. */
-	z->slot_only = zl_arch_slot_only() || z->o.zap_all == ZAP_ALL_OFF;
+	/*
+	 * Where only the slot is unmapped (arm64; x86 with --zap-all off), the
+	 * guest writes every page of it before each zap, so that the trigger
+	 * has mappings to unmap, and KVM's dirty log of the slot counts them.
+	 */
+	z->slot_only = arch_memslot_change_unmaps_slot_only() || z->o.zap_all == ZAP_ALL_OFF;
 	vm_mem_add(ms->vm, SRC_ANONYMOUS, z->extra_gpa, z->extra_slot, ZL_SLOT_BYTES,
 		   z->slot_only ? KVM_MEM_LOG_DIRTY_PAGES : 0);
 	if (z->slot_only) {

@@ -14,16 +14,6 @@
 /* The small memslot the triggers delete or move. */
 #define ZL_SLOT_BYTES SZ_2M
 
-/*
- * Whether a memslot delete or move unmaps only that slot's own pages (arm64:
- * its stage-2 range) rather than every MMU page (x86, the slot zap-all
- * quirk).  Then the guest writes every page of the trigger slot before each
- * zap, so that the trigger has mappings to unmap, and KVM's dirty log of the
- * slot counts them.  zap_latency/<arch>/ may define it; main.c has a weak
- * default, false.
- */
-bool zl_arch_slot_only(void);
-
 enum zl_trigger { TRIGGER_DELETE, TRIGGER_MOVE };
 /* How traced zaps time the kernel's span. */
 enum zl_mechanism {
@@ -83,7 +73,7 @@ struct zl {
 	const char *mmu;		/* as host_desc says */
 	uint32_t extra_slot;		/* the small slot the triggers use */
 	uint64_t extra_gpa, extra_moved_gpa;
-	bool slot_only;			/* zl_arch_slot_only: the slot is populated first */
+	bool slot_only;			/* only the slot is unmapped: it is populated first */
 	uint64_t *slot_bitmap;		/* its dirty log */
 	uint64_t slot_log_page;		/* dirty_log_page_size(): the host's page */
 	uint64_t clock_hz;		/* guest_clock() rate */

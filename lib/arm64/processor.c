@@ -267,6 +267,17 @@ static void map_one(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page
 	*pte = gpa | (leaf == 2 ? attrs & ~PTE_PAGE : attrs);
 }
 
+/* kvm_arch_flush_shadow_memslot unmaps the slot's stage-2 range alone. */
+bool arch_memslot_change_unmaps_slot_only(void)
+{
+	return true;
+}
+
+uint64_t arch_virt_page_max(struct kvm_vm *vm)
+{
+	return vm->page_size == SZ_4K ? SZ_2M : vm->page_size;
+}
+
 void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size)
 {
 	map_one(vm, gva, gpa, page_size, PTE_NORMAL);

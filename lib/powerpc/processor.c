@@ -144,6 +144,11 @@ uint64_t arch_test_mem_gpa(struct kvm_vm *vm)
 	return 1ULL << 32;
 }
 
+uint64_t arch_virt_page_max(struct kvm_vm *vm)
+{
+	return SZ_4K;
+}
+
 void arch_virt_map_page(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t page_size)
 {
 	TEST_ASSERT(page_size == SZ_4K,

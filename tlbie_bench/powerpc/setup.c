@@ -18,20 +18,13 @@
 #define TB_PARENT_BASE PPC_USER_SEG_EA
 #define TB_CHILD_BASE (TB_PARENT_BASE + SZ_2M)
 
-const char *tb_arch_note =
-	"powerpc HPT guest: every H_ENTER, H_PROTECT, H_REMOVE and H_BULK_REMOVE is an hcall "
-	"the host kernel handles itself (book3s_hv_rm_mmu.c: in real mode on POWER7/8 hosts, "
-	"after an exit counted in sum_exits on POWER9 and later); each removal or downgrade of "
-	"a valid HPTE runs do_tlbies(), the path of the lockless-tlbie patch.  --flush page: one H_REMOVE per page; "
-	"--flush full: H_BULK_REMOVE, 4 HPTEs per call.  KVM keeps no per-hcall stat: the "
-	"guest counts them.";
 
 static uint64_t pool_frames(const struct tb_opts *o)
 {
 	return o->pages * 4 > 64 ? o->pages * 4 : 64;
 }
 
-void tb_setup(struct tb *t)
+static void hpt_setup(struct tb *t)
 {
 	const struct tb_opts *o = &t->o;
 	uint64_t per_vcpu = (o->pages + pool_frames(o)) * SZ_4K;
@@ -74,7 +67,7 @@ void tb_setup(struct tb *t)
 }
 
 /* The guest's hcall counts: printed (j NULL) or recorded. */
-void tb_arch_figures(const struct tb *t, struct json *j)
+static void hcall_figures(const struct tb *t, struct json *j)
 {
 	static const struct {
 		const char *name, *unit;
@@ -113,3 +106,15 @@ void tb_arch_figures(const struct tb *t, struct json *j)
 			       (double)sum[2] / forks, (double)sum[3] / forks,
 			       (double)sum[4] / forks);
 }
+
+const struct tb_arch tb_arch = {
+	.note = "powerpc HPT guest: every H_ENTER, H_PROTECT, H_REMOVE and H_BULK_REMOVE is "
+		"an hcall the host kernel handles itself (book3s_hv_rm_mmu.c: in real mode on "
+		"POWER7/8 hosts, after an exit counted in sum_exits on POWER9 and later); each "
+		"removal or downgrade of a valid HPTE runs do_tlbies(), the path of the "
+		"lockless-tlbie patch.  --flush page: one H_REMOVE per page; --flush full: "
+		"H_BULK_REMOVE, 4 HPTEs per call.  KVM keeps no per-hcall stat: the guest counts "
+		"them.",
+	.setup = hpt_setup,
+	.figures = hcall_figures,
+};

@@ -1,7 +1,0 @@
-// SPDX-License-Identifier: GPL-2.0
-/* What tlbie_bench's --flush means on x86_64. */
-#include "../tb_host.h"
-
-const char *tb_arch_flush_help =
-	"page: INVLPG for each page; full: one CR3 reload per fork\n"
-	"     (under shadow paging both exit to KVM, which does the invalidation);";
