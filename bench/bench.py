@@ -159,9 +159,10 @@ def passing_record(args, tmp, tool, a, env, results, what):
 def bare_args(tool, a):
     """The options of a suite command line that tool's bare tool takes (BARE_OPTS)."""
     keep, out = BARE_OPTS[tool], []
-    for opt, val in zip(a[::2], a[1::2]):
+    # Each kept option takes a value (-v N, -b SIZE, ...); flags between them are skipped.
+    for i, opt in enumerate(a[:-1]):
         if len(opt) == 2 and opt[0] == "-" and opt[1] in keep:
-            out += [opt, val]
+            out += [opt, a[i + 1]]
     return out
 
 

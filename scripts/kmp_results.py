@@ -679,8 +679,9 @@ def print_path_counts(pairs):
 
 
 def is_count(unit):
-    """A figure's unit counts events or items, not time or a rate."""
-    return unit not in ("s", "ms", "us", "ns") and "/" not in unit
+    """A figure's unit counts events or items: not a time, a rate, or a ratio
+    (demand_paging's handler shares are ratios of times)."""
+    return unit not in ("s", "ms", "us", "\u00b5s", "ns", "ratio") and "/" not in unit
 
 
 def print_counted_figures(pairs):

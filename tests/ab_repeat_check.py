@@ -74,7 +74,8 @@ def records(side):
 
 
 def is_timing(unit):
-    return unit in TIME_UNITS or unit.endswith("/s")
+    """Times, rates, and ratios of times (demand_paging's handler shares)."""
+    return unit in TIME_UNITS or "/s" in unit or unit == "ratio"
 
 
 def compare_figures(name, fa, fb, problems, worst):
