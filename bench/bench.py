@@ -83,7 +83,7 @@ NOISE_RUNS = 10
 # The floor: each section's bare tool (FIDELITY), run between the suite's
 # runs with the section's options that it takes.  Its CV is what this host
 # gives any program issuing those ioctls; the suite cannot be quieter.
-BARE_OPTS = {"dirty_log_perf": "vbik", "demand_paging": "vb", "zap_latency": "vbi",
+BARE_OPTS = {"dirty_log_perf": "vbik", "demand_paging": "vbr", "zap_latency": "vbi",
              "tlbie_bench": "vt"}
 LOAD_MAX = 1.0
 LOAD_WAIT_S = 120

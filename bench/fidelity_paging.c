@@ -2,19 +2,21 @@
 /*
  * fidelity_paging: demand_paging's kernel work (-u MISSING) with the barest
  * host loop.  The same VM (sized as memstress does, one anonymous memslot at
- * the test gpa, 4K guest mappings), one userfaultfd per vCPU region, one
- * reader thread per uffd that polls, reads a fault message and resolves it
- * with UFFDIO_COPY from a page filled once beforehand.  Every vCPU writes
- * every page of its region once; the time is from releasing the vCPUs to
- * the last one done, as demand_paging's "Total guest execution time".
+ * the test gpa, 4K guest mappings), one userfaultfd per vCPU region, -r
+ * reader threads per uffd that poll, read a fault message and resolve it
+ * with UFFDIO_COPY.  Every vCPU writes every page of its region once; the
+ * time is from releasing the vCPUs to the last one done, as demand_paging's
+ * "Total guest execution time".
  *
- *	fidelity_paging -v N -b SIZE [-c LIST] [--minimal-guest]
+ *	fidelity_paging -v N -b SIZE [-r N] [-c LIST] [--pattern | --minimal-guest]
  *
  * The vCPUs run the suite's guest (memstress_guest_code checking each
- * page's pattern content, as demand_paging does; the reader fills each page
- * with the pattern, as the suite's default source), so only the host side
- * differs.  --minimal-guest runs a one-store-per-page guest and copies a
- * fixed page instead.  Prints one JSON object.
+ * page's content, as demand_paging does).  By default every fault copies
+ * one page prefilled with the constant, as demand_paging's default source
+ * (and upstream) does; --pattern fills each page with its gpa's pattern on
+ * the fault path, as --source pattern does.  So only the host side
+ * differs.  --minimal-guest runs a one-store-per-page guest instead.
+ * Prints one JSON object.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,8 +37,9 @@ struct reader {
 	int uffd, stop_fd;
 	char *base;		/* registered range */
 	uint64_t size;
-	uint64_t faults;
-	pthread_t thread;
+	uint64_t faults;	/* atomic: readers share a uffd */
+	pthread_t threads[256];
+	int nr_threads;
 	bool pattern;
 	uint64_t gpa;		/* guest physical address of base */
 };
@@ -80,11 +83,12 @@ static void *reader_main(void *arg)
 
 			ioctl(r->uffd, UFFDIO_WAKE, &range);
 		}
-		r->faults++;
+		__atomic_add_fetch(&r->faults, 1, __ATOMIC_RELAXED);
 	}
 }
 
-static void reader_start(struct reader *r, char *base, uint64_t size, uint64_t gpa, bool pattern)
+static void reader_start(struct reader *r, char *base, uint64_t size, uint64_t gpa, bool pattern,
+			 int nr_threads)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = {
@@ -104,7 +108,10 @@ static void reader_start(struct reader *r, char *base, uint64_t size, uint64_t g
 		    strerror(errno));
 	r->stop_fd = eventfd(0, EFD_CLOEXEC);
 	TEST_ASSERT(r->stop_fd >= 0, "eventfd");
-	TEST_ASSERT(!pthread_create(&r->thread, NULL, reader_main, r), "pthread_create");
+	r->nr_threads = nr_threads;
+	for (int i = 0; i < nr_threads; i++)
+		TEST_ASSERT(!pthread_create(&r->threads[i], NULL, reader_main, r),
+			    "pthread_create");
 }
 
 static void reader_stop(struct reader *r)
@@ -112,7 +119,8 @@ static void reader_stop(struct reader *r)
 	uint64_t one = 1;
 
 	TEST_ASSERT(write(r->stop_fd, &one, sizeof(one)) == sizeof(one), "eventfd write");
-	pthread_join(r->thread, NULL);
+	for (int i = 0; i < r->nr_threads; i++)
+		pthread_join(r->threads[i], NULL);
 	close(r->uffd);
 	close(r->stop_fd);
 }
@@ -121,21 +129,24 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "minimal-guest", no_argument, NULL, 'M' },
+		{ "pattern", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t vcpu_bytes = 64ULL << 20, total, pages, gpa, faults = 0, ns;
-	int cpus[KMP_MAX_VCPUS], nr_cpus = 0, opt;
+	int cpus[KMP_MAX_VCPUS], nr_cpus = 0, nr_readers = 1, opt;
 	uint32_t nr_vcpus = 1;
-	bool ms_guest = true;
+	bool ms_guest = true, pattern = false;
 	struct fid_pool pool;
 	struct reader *readers;
 	struct mem_region *slot;
 	struct kvm_vm *vm;
 
-	while ((opt = getopt_long(argc, argv, "v:b:c:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "v:b:c:r:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': nr_vcpus = parse_u64_opt("-v", optarg, 1, KMP_MAX_VCPUS); break;
 		case 'b': vcpu_bytes = parse_size_opt("-b", optarg); break;
+		case 'r': nr_readers = parse_u64_opt("-r", optarg, 1, 256); break;
+		case 'P': pattern = true; break;
 		case 'c': nr_cpus = fid_parse_cpus(optarg, cpus, KMP_MAX_VCPUS); break;
 		case 'M': ms_guest = false; break;
 		default: usage_error("bad option (see the comment at the top of %s)", __FILE__);
@@ -153,7 +164,8 @@ int main(int argc, char **argv)
 		memstress_args.page_size = SZ_4K;
 		memstress_args.write_percent = 100;
 		memstress_args.random_seed = 1;
-		memstress_args.check_content = MEMSTRESS_CHECK_PATTERN;
+		memstress_args.check_content = pattern ? MEMSTRESS_CHECK_PATTERN :
+						   MEMSTRESS_CHECK_CONSTANT;
 		for (uint32_t i = 0; i < nr_vcpus; i++) {
 			memstress_args.vcpu_args[i].gva = gpa + i * vcpu_bytes;
 			memstress_args.vcpu_args[i].pages = vcpu_bytes / SZ_4K;
@@ -169,12 +181,12 @@ int main(int argc, char **argv)
 		else
 			vcpu_args_set(vcpu, 2, gpa + i * vcpu_bytes, vcpu_bytes / SZ_4K);
 	}
-	memset(page_buf, 0x5a, sizeof(page_buf));
+	memset(page_buf, PAGE_CONSTANT_WORD & 0xff, sizeof(page_buf));
 	readers = calloc(nr_vcpus, sizeof(*readers));
 	TEST_ASSERT(readers, "out of memory");
 	for (uint32_t i = 0; i < nr_vcpus; i++)
 		reader_start(&readers[i], (char *)slot->backing.hva + i * vcpu_bytes, vcpu_bytes,
-			     gpa + i * vcpu_bytes, ms_guest);
+			     gpa + i * vcpu_bytes, ms_guest && pattern, nr_readers);
 
 	fid_pool_start(&pool, vm, nr_cpus ? cpus : NULL, nr_cpus);
 	ns = fid_pool_pass(&pool);
@@ -190,6 +202,8 @@ int main(int argc, char **argv)
 	fid_json_num("vcpus", nr_vcpus);
 	fid_json_num("vcpu_bytes", vcpu_bytes);
 	fid_json_num("memstress_guest", ms_guest);
+	fid_json_num("pattern", ms_guest && pattern);
+	fid_json_num("readers_per_uffd", nr_readers);
 	fid_json_num("total_guest_execution_time", ns / 1e9);
 	fid_json_num("overall_paging_rate", pages / (ns / 1e9));
 	fid_json_num("faults", faults);

@@ -14,7 +14,12 @@ subskips=$(grep -c '^# *ok .*# SKIP' "$log" | head -1)
 passed=$((passed - skipped))
 echo "# kvm-mmu-perf: $passed passed, $failed failed, $skipped skipped, $subskips subtests skipped"
 rc=0
-[ "$failed" -eq 0 ] || rc=1
+if [ "$failed" -gt 0 ]; then
+	# Name what failed last, so a log's tail says which test and subtest.
+	echo "# failed:"
+	grep -E '^(# )*not ok ' "$log" | sed 's/^/#   /'
+	rc=1
+fi
 if [ $((passed + failed + skipped)) -ne "$nr_tests" ]; then
 	echo "# expected $nr_tests results, got $((passed + failed + skipped)): the runner itself failed" >&2
 	rc=1
