@@ -172,7 +172,7 @@ struct timespec collect_get(struct dlp *d)
 
 		/* Only the ioctl between the clock reads (docs/perf.md): no wrapper. */
 		start = ts_now();
-		ret = account_ioctl(d->ms->vm->fd, KVM_GET_DIRTY_LOG, &log);
+		ret = __vm_ioctl(d->ms->vm, KVM_GET_DIRTY_LOG, &log);
 		total = ts_add(total, ts_elapsed(start));
 		TEST_ASSERT(!ret, "KVM_GET_DIRTY_LOG of memslot %u failed: errno %d (%s)",
 			    log.slot, errno, strerror(errno));

@@ -86,7 +86,7 @@ static void set_logging(struct dlp *d)
 	for (uint32_t i = 0; i < d->o.ms.slots; i++) {
 		struct mem_region *r = &d->ms->vm->regions[memstress_slot(d->ms, i)];
 
-		TEST_ASSERT(!account_ioctl(d->ms->vm->fd, KVM_SET_USER_MEMORY_REGION, &r->kr),
+		TEST_ASSERT(!__vm_ioctl(d->ms->vm, KVM_SET_USER_MEMORY_REGION, &r->kr),
 			    "KVM_SET_USER_MEMORY_REGION (memslot %u, flags 0x%x) failed: errno %d (%s)",
 			    r->kr.slot, r->kr.flags, errno, strerror(errno));
 	}

@@ -37,9 +37,10 @@ static inline uint64_t account_clock_ns(void)
 }
 
 /*
- * ioctl() for a timed region that wraps nothing else (the caller checks the
- * result after stopping its clock): accounted like the library's wrappers,
- * but inline, so no cold wrapper code runs between the caller's clock reads.
+ * ioctl(), timed into this thread's total when accounting is on: the raw
+ * tier of the ioctl wrappers (__vm_ioctl() and kin in kvm_util.h).  Inline,
+ * so in a timed region that wraps one ioctl no wrapper code runs between
+ * the caller's clock reads.
  */
 static inline int account_ioctl(int fd, unsigned long cmd, void *arg)
 {

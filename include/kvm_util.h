@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "account.h"
 #include "kvm_compat.h"
 #include "backing.h"
 #include "guest_modes.h"
@@ -156,15 +157,27 @@ void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
 #define sync_global_from_guest(vm, g) memcpy(&(g), guest_global(vm, g), sizeof(g))
 
 /*
- * KVM_RUN once.  Returns 0, -EINTR when a signal or immediate_exit
- * interrupted it, or -EFAULT for a KVM_EXIT_MEMORY_FAULT (run->memory_fault
- * says where); any other error fails the test.
+ * KVM_RUN in three tiers, as upstream's selftests name them:
+ *   __vcpu_run(): one KVM_RUN, nothing checked; returns the ioctl's result
+ *     (-1 with errno on failure).  The one place KVM_RUN is issued, so the
+ *     per-vCPU run-time accounting (lib/account.c) is here.
+ *   _vcpu_run(): __vcpu_run(), retrying EINTR (a signal or immediate_exit:
+ *     the watchdog's kick), then failing the test on a guest exception the
+ *     arch reports (arch_vcpu_exception()); returns 0, or -1 with errno
+ *     for the caller to handle (EFAULT with KVM_EXIT_MEMORY_FAULT:
+ *     vcpu_memory_fault_exit() says so).
+ *   vcpu_run(): _vcpu_run(), failing the test on any error.
+ * vcpu->last_exit_reason is the run's exit reason after each of them.
  */
+int __vcpu_run(struct kvm_vcpu *vcpu);
 int _vcpu_run(struct kvm_vcpu *vcpu);
+void vcpu_run(struct kvm_vcpu *vcpu);
+/* After a failed _vcpu_run(): was it a KVM_EXIT_MEMORY_FAULT (run->memory_fault says where)? */
+bool vcpu_memory_fault_exit(struct kvm_vcpu *vcpu);
+/* Fail the test on a failed _vcpu_run(), as vcpu_run() does. */
+void __attribute__((noreturn)) vcpu_run_fail(struct kvm_vcpu *vcpu);
 /* Called in the vCPU's thread when KVM_RUN returns EINTR (the watchdog uses it). */
 extern void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
-/* KVM_RUN, retrying EINTR; a memory-fault exit fails the test. */
-void vcpu_run(struct kvm_vcpu *vcpu);
 
 /*
  * Fail the test: exit reason, RIP/PC and registers of an unexpected exit
@@ -180,15 +193,29 @@ void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
 void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 
-/* ioctl wrappers that fail with the ioctl's name, errno and advice. */
-int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
-			const char *file, int line);
-#define kvm_ioctl(fd, cmd, arg) __kvm_ioctl_checked(fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
-/* Not through kvm_ioctl(): #cmd must name the ioctl, not its expansion. */
-#define vm_ioctl(vm, cmd, arg) \
-	__kvm_ioctl_checked((vm)->fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
-#define vcpu_ioctl(vcpu, cmd, arg) \
-	__kvm_ioctl_checked((vcpu)->fd, cmd, (void *)(arg), #cmd, __FILE__, __LINE__)
+/*
+ * ioctls in two tiers, as upstream's: __kvm_ioctl(), __vm_ioctl() and
+ * __vcpu_ioctl() issue the ioctl and return its result (-1 with errno);
+ * kvm_ioctl(), vm_ioctl() and vcpu_ioctl() fail the test on an error, naming
+ * the ioctl, errno and advice, and return the result otherwise.  Both tiers
+ * count the ioctl's time when accounting is on (lib/account.c).
+ */
+void __attribute__((noreturn)) kvm_ioctl_fail(const char *name, int err, const char *file,
+					      int line);
+#define __kvm_ioctl(fd, cmd, arg) account_ioctl(fd, cmd, (void *)(arg))
+#define __vm_ioctl(vm, cmd, arg) account_ioctl((vm)->fd, cmd, (void *)(arg))
+#define __vcpu_ioctl(vcpu, cmd, arg) account_ioctl((vcpu)->fd, cmd, (void *)(arg))
+/* name is #cmd of the caller's macro, so it names the ioctl, not its expansion. */
+#define kvm_ioctl_checked(fd, cmd, arg, name) ({				\
+	int __ret = account_ioctl(fd, cmd, (void *)(arg));			\
+									\
+	if (__ret < 0)							\
+		kvm_ioctl_fail(name, errno, __FILE__, __LINE__);		\
+	__ret;								\
+})
+#define kvm_ioctl(fd, cmd, arg) kvm_ioctl_checked(fd, cmd, arg, #cmd)
+#define vm_ioctl(vm, cmd, arg) kvm_ioctl_checked((vm)->fd, cmd, arg, #cmd)
+#define vcpu_ioctl(vcpu, cmd, arg) kvm_ioctl_checked((vcpu)->fd, cmd, arg, #cmd)
 /* Advice for an ioctl failure ("" when there is none). */
 const char *kvm_ioctl_advice(const char *name, int err);
 

@@ -82,8 +82,8 @@ bool ucall_exit(struct kvm_vcpu *vcpu);
 void __attribute__((noreturn)) ucall_report_abort(struct kvm_vcpu *vcpu, const struct ucall *uc);
 /*
  * Run the vCPU until the next SYNC or DONE: PRINTs are printed, ABORT and
- * unexpected exits fail the test.  Returns the cmd, or UCALL_NONE if KVM_RUN
- * was interrupted (EINTR).
+ * unexpected exits and KVM_RUN errors fail the test (vcpu_run()).  Returns
+ * the cmd.
  */
 uint64_t vcpu_run_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
 

@@ -98,34 +98,24 @@ const char *kvm_ioctl_advice(const char *name, int err)
 	return "";
 }
 
-int __kvm_ioctl_checked(int fd, unsigned long cmd, void *arg, const char *name,
-			const char *file, int line)
+void kvm_ioctl_fail(const char *name, int err, const char *file, int line)
 {
-	uint64_t t0 = account_on ? account_clock_ns() : 0;
-	int ret = ioctl(fd, cmd, arg);
+	const char *advice = kvm_ioctl_advice(name, err);
 
-	if (account_on)
-		account_thread_ioctl_ns += account_clock_ns() - t0;
-	if (ret < 0) {
-		int err = errno;
-		const char *advice = kvm_ioctl_advice(name, err);
-
-		__test_assert_fail(file, line, name, "%s failed: errno %d (%s)%s%s", name, err,
-				   strerror(err), *advice ? "; " : "", advice);
-	}
-	return ret;
+	__test_assert_fail(file, line, name, "%s failed: errno %d (%s)%s%s", name, err,
+			   strerror(err), *advice ? "; " : "", advice);
 }
 
 int kvm_check_cap(long cap)
 {
-	int ret = ioctl(kvm_dev_fd(), KVM_CHECK_EXTENSION, cap);
+	int ret = __kvm_ioctl(kvm_dev_fd(), KVM_CHECK_EXTENSION, cap);
 
 	return ret < 0 ? 0 : ret;
 }
 
 int vm_check_cap(struct kvm_vm *vm, long cap)
 {
-	int ret = ioctl(vm->fd, KVM_CHECK_EXTENSION, cap);
+	int ret = __vm_ioctl(vm, KVM_CHECK_EXTENSION, cap);
 
 	return ret < 0 ? 0 : ret;
 }
@@ -134,7 +124,7 @@ int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
 {
 	struct kvm_enable_cap ec = { .cap = cap, .args[0] = arg0 };
 
-	return ioctl(vm->fd, KVM_ENABLE_CAP, &ec) < 0 ? -errno : 0;
+	return __vm_ioctl(vm, KVM_ENABLE_CAP, &ec) < 0 ? -errno : 0;
 }
 
 void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
@@ -457,14 +447,15 @@ void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
 
 void (*vcpu_eintr_hook)(struct kvm_vcpu *vcpu);
 
-int _vcpu_run(struct kvm_vcpu *vcpu)
+int __vcpu_run(struct kvm_vcpu *vcpu)
 {
 	uint64_t t0;
-	int ret;
+	int ret, err;
 
 	vcpu->state = VCPU_IN_GUEST;
 	t0 = account_on ? account_clock_ns() : 0;
 	ret = ioctl(vcpu->fd, KVM_RUN, NULL);
+	err = errno;
 	if (account_on) {
 		uint64_t t1 = account_clock_ns();
 
@@ -474,32 +465,45 @@ int _vcpu_run(struct kvm_vcpu *vcpu)
 			vcpu->run_first_ns = t0;
 		vcpu->run_exit_ns = t1;
 	}
-	if (ret < 0 && errno == EINTR) {
+	vcpu->last_exit_reason = vcpu->run->exit_reason;
+	errno = err;
+	return ret;
+}
+
+int _vcpu_run(struct kvm_vcpu *vcpu)
+{
+	char exc[256];
+	int ret;
+
+	while ((ret = __vcpu_run(vcpu)) < 0 && errno == EINTR) {
 		vcpu->run->immediate_exit = 0;
 		if (vcpu_eintr_hook)
 			vcpu_eintr_hook(vcpu);
-		return -EINTR;
 	}
+	if (!ret && arch_vcpu_exception(vcpu, exc, sizeof(exc)))
+		vcpu_unexpected_exit(vcpu);
+	return ret;
+}
+
+bool vcpu_memory_fault_exit(struct kvm_vcpu *vcpu)
+{
 	/* With KVM_CAP_MEMORY_FAULT_INFO, EFAULT comes with the faulting range. */
-	if (ret < 0 && errno == EFAULT && vcpu->run->exit_reason == KVM_EXIT_MEMORY_FAULT) {
-		vcpu->last_exit_reason = KVM_EXIT_MEMORY_FAULT;
-		return -EFAULT;
-	}
-	TEST_ASSERT(ret == 0, "KVM_RUN on vCPU %u failed: errno %d (%s)%s", vcpu->id, errno,
-		    strerror(errno), errno == EFAULT ?
-		    "; KVM could not access guest memory (a memslot's backing went away?)" : "");
-	vcpu->last_exit_reason = vcpu->run->exit_reason;
-	return 0;
+	return errno == EFAULT && vcpu->last_exit_reason == KVM_EXIT_MEMORY_FAULT;
 }
 
 void vcpu_run(struct kvm_vcpu *vcpu)
 {
-	int ret;
+	if (_vcpu_run(vcpu))
+		vcpu_run_fail(vcpu);
+}
 
-	while ((ret = _vcpu_run(vcpu)) == -EINTR)
-		;
-	if (ret == -EFAULT)
+void vcpu_run_fail(struct kvm_vcpu *vcpu)
+{
+	if (vcpu_memory_fault_exit(vcpu))
 		vcpu_unexpected_exit(vcpu);
+	TEST_FAIL("KVM_RUN on vCPU %u failed: errno %d (%s)%s", vcpu->id, errno,
+		  strerror(errno), errno == EFAULT ?
+		  "; KVM could not access guest memory (a memslot's backing went away?)" : "");
 }
 
 const char *exit_reason_str(uint32_t reason)

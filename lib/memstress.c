@@ -298,14 +298,10 @@ static void memstress_vcpu_thread(struct kvm_vcpu *vcpu, void *arg)
 	struct ucall uc;
 
 	while (!ms->stop) {
-		int ret = _vcpu_run(vcpu);
-
-		if (ret == -EINTR)
-			continue;	/* interrupted: just go back in */
-		if (ret == -EFAULT) {	/* KVM_EXIT_MEMORY_FAULT */
-			if (ms->on_exit && ms->on_exit(ms, vcpu))
+		if (_vcpu_run(vcpu)) {
+			if (vcpu_memory_fault_exit(vcpu) && ms->on_exit && ms->on_exit(ms, vcpu))
 				continue;
-			vcpu_unexpected_exit(vcpu);
+			vcpu_run_fail(vcpu);
 		}
 		switch (get_ucall(vcpu, &uc)) {
 		case UCALL_SYNC:

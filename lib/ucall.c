@@ -43,8 +43,7 @@ void ucall_report_abort(struct kvm_vcpu *vcpu, const struct ucall *uc)
 uint64_t vcpu_run_ucall(struct kvm_vcpu *vcpu, struct ucall *uc)
 {
 	for (;;) {
-		if (_vcpu_run(vcpu) == -EINTR)
-			return UCALL_NONE;
+		vcpu_run(vcpu);
 		switch (get_ucall(vcpu, uc)) {
 		case UCALL_SYNC:
 		case UCALL_DONE:

@@ -214,8 +214,7 @@ TEST(ring_full_exit)
 	for (;;) {
 		uint64_t cmd;
 
-		if (_vcpu_run(t.vcpu) == -EINTR)
-			continue;
+		vcpu_run(t.vcpu);
 		if (t.vcpu->run->exit_reason == KVM_EXIT_DIRTY_RING_FULL) {
 			full_exits++;
 			n = dirty_ring_harvest(&t.ring, collect, &t.col, &t.counts);

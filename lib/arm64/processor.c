@@ -88,7 +88,7 @@ static int try_get_reg(struct kvm_vcpu *vcpu, uint64_t id, uint64_t *val)
 {
 	struct kvm_one_reg reg = { .id = id, .addr = (uint64_t)(uintptr_t)val };
 
-	return ioctl(vcpu->fd, KVM_GET_ONE_REG, &reg);
+	return __vcpu_ioctl(vcpu, KVM_GET_ONE_REG, &reg);
 }
 
 /* ---- guest modes ---- */
@@ -106,7 +106,7 @@ static bool granule_64k_supported(void)
 		struct kvm_one_reg reg = { .id = SYS_ID_AA64MMFR0_EL1,
 					   .addr = (uint64_t)(uintptr_t)&mmfr0 };
 		struct kvm_vcpu_init init = {};
-		int vm = ioctl(kvm_dev_fd(), KVM_CREATE_VM, 0), vcpu = -1;
+		int vm = __kvm_ioctl(kvm_dev_fd(), KVM_CREATE_VM, 0), vcpu = -1;
 
 		supported = 0;
 		if (vm >= 0 && ioctl(vm, KVM_ARM_PREFERRED_TARGET, &init) == 0 &&

@@ -38,7 +38,7 @@ static void hpt_alloc(struct kvm_vm *vm, uint32_t order)
 	TEST_ASSERT(order <= HPT_MAX_ORDER,
 		    "the guest's mappings need an HPT above 2^%u bytes; map less memory",
 		    HPT_MAX_ORDER);
-	if (ioctl(vm->fd, KVM_PPC_ALLOCATE_HTAB, &o) < 0)
+	if (__vm_ioctl(vm, KVM_PPC_ALLOCATE_HTAB, &o) < 0)
 		TEST_FAIL("KVM_PPC_ALLOCATE_HTAB (order %u) failed: errno %d (%s)%s", order, errno,
 			  strerror(errno), errno == ENOMEM ?
 			  "; the host has no contiguous memory left for the HPT (kvm_cma_resv_ratio)" :

@@ -26,7 +26,7 @@ static int try_get_reg(struct kvm_vcpu *vcpu, uint64_t id, uint64_t *val)
 	struct kvm_one_reg reg = { .id = id, .addr = (uint64_t)(uintptr_t)val };
 
 	*val = 0;	/* 32-bit registers fill the low half */
-	return ioctl(vcpu->fd, KVM_GET_ONE_REG, &reg);
+	return __vcpu_ioctl(vcpu, KVM_GET_ONE_REG, &reg);
 }
 
 static uint64_t vcpu_get_reg(struct kvm_vcpu *vcpu, uint64_t id)
@@ -264,7 +264,7 @@ uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu)
 {
 	struct kvm_regs regs;
 
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0)
+	if (__vcpu_ioctl(vcpu, KVM_GET_REGS, &regs) < 0)
 		return -1ULL;
 	return regs.pc;
 }
@@ -300,7 +300,7 @@ void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *in)
 	struct kvm_regs r;
 	uint64_t v;
 
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0) {
+	if (__vcpu_ioctl(vcpu, KVM_GET_REGS, &r) < 0) {
 		fprintf(f, "%s(registers unavailable: %s)\n", in, strerror(errno));
 		return;
 	}

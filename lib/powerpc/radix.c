@@ -46,7 +46,7 @@ void radix_init(struct kvm_vm *vm)
 
 	cfg.flags = KVM_PPC_MMUV3_RADIX | KVM_PPC_MMUV3_GTSE;
 	cfg.process_table = PATB_GR | vm->arch.prtb | 0;
-	if (ioctl(vm->fd, KVM_PPC_CONFIGURE_V3_MMU, &cfg) < 0)
+	if (__vm_ioctl(vm, KVM_PPC_CONFIGURE_V3_MMU, &cfg) < 0)
 		TEST_FAIL("KVM_PPC_CONFIGURE_V3_MMU (radix, process table at gpa 0x%lx) failed: "
 			  "errno %d (%s)%s", (unsigned long)vm->arch.prtb, errno, strerror(errno),
 			  errno == ENODEV ? "; the host is not POWER9 or later" :

@@ -63,7 +63,7 @@ const char *arch_vcpu_exception(struct kvm_vcpu *vcpu, char *buf, size_t len)
 	if (vcpu->last_exit_reason != KVM_EXIT_IO || run->io.port != X86_EXC_PIO_PORT ||
 	    run->io.direction != KVM_EXIT_IO_OUT)
 		return NULL;
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0) {
+	if (__vcpu_ioctl(vcpu, KVM_GET_REGS, &r) < 0) {
 		snprintf(buf, len, "guest exception (registers unavailable: %s)", strerror(errno));
 		return buf;
 	}

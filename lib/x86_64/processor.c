@@ -56,7 +56,7 @@ uint64_t arch_page_table_pages(uint64_t pages)
 
 uint64_t arch_guest_clock_hz(struct kvm_vcpu *vcpu)
 {
-	int khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
+	int khz = __vcpu_ioctl(vcpu, KVM_GET_TSC_KHZ, 0);
 	struct timespec t0, t1;
 	uint64_t c0, c1;
 
@@ -291,7 +291,7 @@ uint64_t arch_vcpu_pc(struct kvm_vcpu *vcpu)
 {
 	struct kvm_regs regs;
 
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0)
+	if (__vcpu_ioctl(vcpu, KVM_GET_REGS, &regs) < 0)
 		return -1ULL;
 	return regs.rip;
 }
@@ -305,7 +305,7 @@ void arch_vcpu_dump(FILE *f, struct kvm_vcpu *vcpu, const char *in)
 	/* One of the guest's exception stubs exited: say which exception. */
 	if (arch_vcpu_exception(vcpu, exc, sizeof(exc)))
 		fprintf(f, "%s%s\n", in, exc);
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
+	if (__vcpu_ioctl(vcpu, KVM_GET_REGS, &r) < 0 || __vcpu_ioctl(vcpu, KVM_GET_SREGS, &s) < 0) {
 		fprintf(f, "%s(registers unavailable: %s)\n", in, strerror(errno));
 		return;
 	}
