@@ -85,6 +85,7 @@ struct dlp {
 	/* Measurements. */
 	struct timespec populate, enable, disable;
 	struct timespec loop;		/* the host's whole iteration loop */
+	uint64_t loop_host_waits;	/* times the loop waited for the vCPUs (-j: none) */
 	struct dlp_iteration *iters;
 	uint64_t iterations_done;
 	/*

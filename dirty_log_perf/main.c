@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "account.h"
+#include "timed.h"
 #include "dirty_log.h"
 #include "bench_main.h"
 #include "dlp.h"
@@ -95,9 +95,8 @@ static void set_logging(struct dlp *d)
 static void run_iteration(struct dlp *d, uint64_t i)
 {
 	struct dlp_iteration *it = &d->iters[i - 1];
-	struct account_mark am;
 	struct stats_snapshot snap;
-	struct timespec start;
+	struct timed t;
 	/* Every page is written every pass: the log must match exactly. */
 	bool exact = !d->o.ms.nonstop && d->o.ms.write_percent == 100 && !d->o.ms.random_access;
 
@@ -105,14 +104,14 @@ static void run_iteration(struct dlp *d, uint64_t i)
 	d->ring_mid_harvest = d->ring_mid_reset = (struct timespec){};
 	if (!d->o.ms.nonstop) {
 		stats_snapshot(&d->vm_stats, &snap);
-		account_begin(&am, d->ms->vm);
-		start = ts_now();
+		timed_start(&t, d->ms->vm);
 		memstress_next_iteration(d->ms);
 		memstress_wait_iteration(d->ms);
 		/* Full rings served meanwhile are harvest and reset time, not dirty time. */
-		it->dirty = ts_sub(ts_elapsed(start), ts_add(d->ring_mid_harvest, d->ring_mid_reset));
+		it->dirty = timed_stop_as(&t, "dirty_memory_time",
+					  ts_sub(ts_elapsed(t.start), ts_add(d->ring_mid_harvest,
+									    d->ring_mid_reset)));
 		memstress_lockstep_skew(d->ms, &it->release_skew, &it->completion_skew);
-		account_end(&am, "dirty_memory_time", it->dirty);
 		phase_add(d, PH_DIRTY, &snap);
 		printf("Iteration %lu dirty memory time: " TS_FMT "\n", (unsigned long)i,
 		       TS_ARGS(it->dirty));
@@ -127,10 +126,8 @@ static void run_iteration(struct dlp *d, uint64_t i)
 	}
 
 	stats_snapshot(&d->vm_stats, &snap);
-	account_begin(&am, NULL);
-	it->get = ts_add(collect_get(d), d->ring_mid_harvest);
-	account_end(&am, d->o.ring_entries ? "harvest_dirty_ring_time" : "get_dirty_log_time",
-		    it->get);
+	it->get = TIMED_AS(d->o.ring_entries ? "harvest_dirty_ring_time" : "get_dirty_log_time",
+			   NULL, ts_add(collect_get(d), d->ring_mid_harvest));
 	phase_add(d, PH_GET, &snap);
 	printf("Iteration %lu %s time: " TS_FMT "\n", (unsigned long)i, collect_get_name(d),
 	       TS_ARGS(it->get));
@@ -140,13 +137,13 @@ static void run_iteration(struct dlp *d, uint64_t i)
 
 	if (collect_has_clear(d)) {
 		stats_snapshot(&d->vm_stats, &snap);
-		account_begin(&am, NULL);
-		start = ts_now();
+		timed_start(&t, NULL);
 		it->clear = ts_add(collect_clear(d), d->ring_mid_reset);
-		it->clear_wall = ts_sub(ts_elapsed(start), d->clear_delays_now);
-		account_end(&am, d->o.ring_entries ? "reset_dirty_rings_time" :
-			    "clear_dirty_log_time", it->clear);
-		account_end(&am, "clear_step_wall_time", it->clear_wall);
+		/* Two figures of one region: the ioctls', and the step's wall time less -l's sleeps. */
+		it->clear_wall = timed_stop_as(&t, "clear_step_wall_time",
+					       ts_sub(ts_elapsed(t.start), d->clear_delays_now));
+		timed_stop_as(&t, d->o.ring_entries ? "reset_dirty_rings_time" :
+			      "clear_dirty_log_time", it->clear);
 		phase_add(d, PH_CLEAR, &snap);
 		it->touched_during_clear = d->touched_during_clear_now;
 		d->touched_during_clear += it->touched_during_clear;
@@ -173,7 +170,6 @@ static void dlp_vm_create(struct kvm_vm *vm)
 static void run(struct dlp *d)
 {
 	struct memstress_guest_args *ga;
-	struct account_mark am;
 	struct stats_snapshot snap;
 	struct timespec start;
 	uint64_t reads0, writes0, reads, writes, live_reads, live_writes;
@@ -204,12 +200,8 @@ static void run(struct dlp *d)
 	ga->write_percent = 100;
 	ga->random_access = 0;
 	stats_snapshot(&d->vm_stats, &snap);
-	account_begin(&am, d->ms->vm);
-	start = ts_now();
-	memstress_start(d->ms);
-	memstress_wait_iteration(d->ms);
-	d->populate = ts_elapsed(start);
-	account_end(&am, "populate_time", d->populate);
+	d->populate = TIMED("populate_time", d->ms->vm, memstress_start(d->ms);
+			    memstress_wait_iteration(d->ms));
 	phase_add(d, PH_POPULATE, &snap);
 	printf("Populate memory time: " TS_FMT "\n", TS_ARGS(d->populate));
 	stats_mappings_read(&d->vm_stats, &d->mappings, "after populate");
@@ -217,11 +209,7 @@ static void run(struct dlp *d)
 
 	stats_snapshot(&d->vm_stats, &snap);
 	logging_flags(d, true);
-	account_begin(&am, NULL);
-	start = ts_now();
-	set_logging(d);
-	d->enable = ts_elapsed(start);
-	account_end(&am, "enable_dirty_logging_time", d->enable);
+	d->enable = TIMED("enable_dirty_logging_time", NULL, set_logging(d));
 	phase_add(d, PH_ENABLE, &snap);
 	printf("Enabling dirty logging time: " TS_FMT "\n\n", TS_ARGS(d->enable));
 
@@ -232,10 +220,12 @@ static void run(struct dlp *d)
 		memstress_next_iteration(d->ms);	/* iteration 1; vCPUs run free from here */
 		memstress_live_counts(d->ms, &live_reads0, &live_writes0);
 	}
+	d->loop_host_waits = d->ms->host_waits;
 	start = ts_now();
 	for (uint64_t i = 1; i <= d->o.iterations; i++)
 		run_iteration(d, i);
 	d->loop = ts_elapsed(start);
+	d->loop_host_waits = d->ms->host_waits - d->loop_host_waits;
 	/* -j: what the vCPUs did while the host ran exactly its iteration loop. */
 	if (d->o.ms.nonstop) {
 		memstress_live_counts(d->ms, &d->reads, &d->writes);
@@ -249,11 +239,7 @@ static void run(struct dlp *d)
 		memstress_stop(d->ms);
 	stats_snapshot(&d->vm_stats, &snap);
 	logging_flags(d, false);
-	account_begin(&am, NULL);
-	start = ts_now();
-	set_logging(d);
-	d->disable = ts_elapsed(start);
-	account_end(&am, "disable_dirty_logging_time", d->disable);
+	d->disable = TIMED("disable_dirty_logging_time", NULL, set_logging(d));
 	phase_add(d, PH_DISABLE, &snap);
 	printf("Disabling dirty logging time: " TS_FMT "\n", TS_ARGS(d->disable));
 	memstress_stop(d->ms);

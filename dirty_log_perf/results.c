@@ -183,6 +183,7 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	record_figure(&j, "pages_touched", "pages", d->reads + d->writes, NULL, 0);
 	record_figure(&j, "pages_read", "pages", d->reads, NULL, 0);
 	record_figure(&j, "pages_written", "pages", d->writes, NULL, 0);
+	record_figure(&j, "host_waits_for_vcpus", "waits", d->loop_host_waits, NULL, 0);
 	if (d->o.ms.nonstop)
 		figure_counts(&j, d, "pages_touched_during_clear",
 			      offsetof(struct dlp_iteration, touched_during_clear));

@@ -5,8 +5,8 @@
  * it measures.  Off unless the environment has KMP_ACCOUNT=FILE; then
  *  - every KVM ioctl made through the library is timed (this thread's total),
  *    and KVM_RUN per vCPU (vcpu->run_ns);
- *  - a benchmark brackets each timed region with account_begin() and
- *    account_end(), passing the duration it reports;
+ *  - each timed region of a benchmark (include/timed.h, which calls
+ *    account_begin() and account_end()) books the duration it reports;
  *  - at exit the totals per region go to FILE as one JSON object.
  * With KMP_START_NS=<CLOCK_MONOTONIC ns before exec> the time until the
  * first vCPU threads are ready to enter the guest is recorded too.

@@ -133,6 +133,7 @@ struct memstress {
 	bool free_running;		/* nonstop, after the first release */
 	struct timespec release_time;	/* of the last iteration */
 	struct timespec completion_seen; /* when the host saw the last wait end */
+	uint64_t host_waits;		/* memstress_wait_*() calls: the host waited for vCPUs */
 	volatile bool stop;
 	bool started;
 };

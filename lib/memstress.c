@@ -361,6 +361,7 @@ static void wait_until(struct memstress *ms, bool (*done)(struct memstress *, ui
 	struct host_wait w = { ms, done, arg };
 	struct timespec ts;
 
+	ms->host_waits++;
 	if (!ms->on_wait && lockstep_spin(&ms->wait, host_wait_done, &w))
 		goto seen;
 	pthread_mutex_lock(&ms->lock);

@@ -130,6 +130,8 @@ static void check_exact(struct __test_metadata *_metadata, struct tool_run *r, i
 	ASSERT_EQ(log_pages * iters, figure_value(r, "dirty_pages"));
 	ASSERT_EQ(0, figure_value(r, "verify_lost_pages"));
 	ASSERT_EQ(pages * (iters), figure_value(r, "pages_written"));
+	/* Lockstep: the host waited for the vCPUs' pass once per iteration. */
+	ASSERT_EQ(iters, figure_value(r, "host_waits_for_vcpus"));
 }
 
 /*
@@ -230,23 +232,20 @@ TEST(nonstop_chunked_clear_counts_pages)
 
 /*
  * -j as the clear-dirty-log series has it: the host runs its iterations back
- * to back without waiting for the vCPUs.  Each vCPU's pass over 64M takes
- * far longer than three fetches and clears of the log, so the host finishes
- * all of them while the vCPUs' own counters show less than one pass in all
- * (a loop that waited for a pass per vCPU would count at least two).
+ * to back without waiting for the vCPUs: its loop waited for them not once
+ * (the lockstep loop waits once per iteration: lockstep_verify_anonymous).
+ * How far the vCPUs got meanwhile is a matter of timing, so not asserted.
  */
 TEST(nonstop_host_loop_does_not_wait)
 {
 	const char *args[] = { "-v", "2", "-b", "64M", "-i", "3", "-j", NULL };
 	struct tool_run *r = calloc(1, sizeof(*r));
-	uint64_t pages_per_vcpu = (64ULL << 20) / 4096;
-
 	REQUIRE_KVM();
 
 	run_dlp(r, args);
 	check_pass(_metadata, r, 3);
 	ASSERT_NE(NULL, strstr(r->out, "Iteration 3 get dirty log time: "));
-	ASSERT_LT(figure_value(r, "pages_touched"), pages_per_vcpu) TH_LOG("%s", r->out);
+	ASSERT_EQ(0, figure_value(r, "host_waits_for_vcpus")) TH_LOG("%s", r->out);
 	ASSERT_EQ(figure_value(r, "pages_touched"),
 		  figure_value(r, "pages_read") + figure_value(r, "pages_written"));
 	ASSERT_NE(NULL, strstr(r->out, "while the host ran its 3 iterations back to back"));

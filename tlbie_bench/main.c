@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "account.h"
+#include "timed.h"
 #include "bench_main.h"
 #include "host_desc.h"
 #include "json.h"
@@ -161,8 +161,7 @@ static void run(void)
 	struct kvm_stats *vst = calloc(tb.o.vcpus, sizeof(*vst));
 	uint64_t before[ARRAY_SIZE(vcpu_stat_names)];
 	int profiler = -1;
-	struct account_mark am;
-	struct timespec t0;
+	struct timed t;
 
 	TEST_ASSERT(vst, "out of memory");
 	forks = calloc(tb.o.vcpus, sizeof(*forks));
@@ -186,8 +185,7 @@ static void run(void)
 	}
 
 	watchdog_start(tb.vm, watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC));
-	account_begin(&am, tb.vm);
-	t0 = ts_now();
+	timed_start(&t, tb.vm);
 	vcpu_threads_start(tb.vm, vcpu_thread, NULL, tb.o.nr_cpus ? tb.o.cpus : NULL,
 			   tb.o.nr_cpus);
 	for (uint32_t s = 1; s <= tb.o.seconds; s++) {
@@ -200,8 +198,7 @@ static void run(void)
 	}
 	tb.ga->stop = 1;
 	vcpu_threads_join(tb.vm);
-	elapsed = ts_elapsed(t0);
-	account_end(&am, "run_time", elapsed);
+	elapsed = timed_stop(&t, "run_time");
 	watchdog_stop();
 	if (profiler > 0)
 		tb_profile_stop_and_print(&profile, profiler);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "account.h"
+#include "timed.h"
 #include "dirty_log.h"
 #include "order_stats.h"
 #include "report.h"
@@ -171,8 +171,8 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap, bool traced)
 	uint64_t *before = calloc(nr, sizeof(uint64_t)), *start = calloc(nr, sizeof(uint64_t));
 	uint64_t *end = calloc(nr, sizeof(uint64_t));
 	struct stats_snapshot s0, s1;
-	struct account_mark am;
-	struct timespec t0, t1;
+	struct timed t;
+	struct timespec t1;
 	double warm_rate;
 
 	TEST_ASSERT(before && start && end, "out of memory");
@@ -193,16 +193,15 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap, bool traced)
 	stats_snapshot(&z->vm_stats, &s0);
 	zap_baseline(z, &s0, zap);
 	stamp_indexes(z, start);
-	account_begin(&am, NULL);
-	t0 = ts_now();
+	timed_start(&t, NULL);
 	trigger(z);
-	t1 = ts_now();
-	account_end(&am, traced ? "ioctl_latency_traced" : "ioctl_latency", ts_sub(t1, t0));
+	t1 = ts_now();	/* the refault and trace windows start here */
+	zap->ioctl = timed_stop_as(&t, traced ? "ioctl_latency_traced" : "ioctl_latency",
+				   ts_sub(t1, t.start));
 	if (traced)
 		trace_arm(&z->trace, false);
 	stamp_indexes(z, end);
 	stats_snapshot(&z->vm_stats, &s1);
-	zap->ioctl = ts_sub(t1, t0);
 
 	/*
 	 * During: the gaps from the last stamp before the ioctl to the first
@@ -219,7 +218,7 @@ void zl_measure_zap(struct zl *z, struct zl_zap *zap, bool traced)
 	stamp_gaps(z, start, end, &zap->during);
 	time_refault(z, zap, warm_rate, t1);
 	if (traced)
-		zl_trace_analyze(z, zap, t0, t1);
+		zl_trace_analyze(z, zap, t.start, t1);
 
 	zap->shadow_zapped = stats_delta(&z->vm_stats, &s0, &s1, "mmu_shadow_zapped");
 	zap->shadow_made = stats_delta(&z->vm_stats, &s0, &s1, "mmu_cache_miss");
