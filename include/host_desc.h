@@ -53,6 +53,23 @@ enum host_mmu host_mmu(void);
 /* Its name in messages: "tdp_mmu", "shadow paging", "kvm_pvm shadow", ... */
 const char *host_mmu_name(void);
 
+/*
+ * How an MMU's behaviour shows in figures and stats, where MMUs differ in
+ * ways that are not a matter of timing: benchmarks and tests ask this
+ * instead of naming an MMU (lib/host_desc.c's table, by enum host_mmu).
+ */
+struct host_mmu_traits {
+	/* The leaf-mapping stats (pages_4k, ...) follow the guest's accesses. */
+	bool maps_guest_accesses;
+	/* mmu_cache_miss counts the shadow pages it keeps, so their live count is known. */
+	bool shadow_count_live;
+	/* A write that fills the dirty ring exits before it retires: its retry logs the page again. */
+	bool ring_full_relogs;
+	/* Its ring-full exit can come past KVM's reserve, overfilling a small ring. */
+	bool ring_can_overfill;
+};
+const struct host_mmu_traits *host_mmu_traits(void);
+
 /* "# " lines through ksft_print_msg(): kernel, CPU, cores, NUMA, memory, KVM. */
 void host_desc_print(const struct host_desc *d);
 

@@ -222,6 +222,28 @@ enum host_mmu host_mmu(void)
 	return d.mmu_kind;
 }
 
+/*
+ * kvm_pvm emulates every guest instruction: accesses never fault into its
+ * MMU, which keeps about one shadow page, and its emulator retires a store
+ * before the ring-full exit, which may come late.  Every other MMU maps
+ * what the guest touches and exits on the faulting store.
+ */
+static const struct host_mmu_traits mmu_traits[] = {
+	[HOST_MMU_NONE] = { 0 },
+	[HOST_MMU_TDP ... HOST_MMU_SHADOW] = { .maps_guest_accesses = true,
+					       .shadow_count_live = true,
+					       .ring_full_relogs = true },
+	[HOST_MMU_PVM] = { .ring_can_overfill = true },
+	[HOST_MMU_STAGE2 ... HOST_MMU_PR] = { .maps_guest_accesses = true,
+					      .shadow_count_live = true,
+					      .ring_full_relogs = true },
+};
+
+const struct host_mmu_traits *host_mmu_traits(void)
+{
+	return &mmu_traits[host_mmu()];
+}
+
 const char *host_mmu_name(void)
 {
 	enum host_mmu m = host_mmu();

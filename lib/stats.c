@@ -216,9 +216,9 @@ void stats_mappings_read(const struct kvm_stats *st, struct stats_mappings *m, c
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->when, sizeof(m->when), "%s", when);
-	/* kvm_pvm has the stats but emulates guest accesses: they never move. */
-	if (host_mmu() == HOST_MMU_PVM) {
-		m->why = "kvm_pvm emulates the guest's accesses and maps nothing it counts";
+	/* An MMU that emulates the guest's accesses has the stats, but they never move. */
+	if (host_mmu() != HOST_MMU_NONE && !host_mmu_traits()->maps_guest_accesses) {
+		m->why = "this host's KVM emulates the guest's accesses and maps nothing it counts";
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(mapping_stats); i++) {

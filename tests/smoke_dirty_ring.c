@@ -207,7 +207,7 @@ TEST(ring_full_exit)
 	REQUIRE_KVM();
 	entries = dirty_ring_min_entries();
 	pages = 16ULL * entries;
-	relogs = host_mmu() != HOST_MMU_PVM;
+	relogs = host_mmu_traits()->ring_full_relogs;
 	relog = calloc(pages, sizeof(*relog));
 	ASSERT_NE(NULL, relog);
 	ring_vm_create(&t, entries, pages, 1, 1);

@@ -50,8 +50,7 @@ static void setup(struct zl *z)
 	z->mapping_stats = stats_find(&z->vm_stats, "pages_4k") != NULL;
 	/* The TDP MMU has no shadow pages: mmu_shadow_zapped never moves there. */
 	z->shadow_pages = !z->tdp && stats_find(&z->vm_stats, "mmu_shadow_zapped") != NULL;
-	/* kvm_pvm's mmu_cache_miss stops at its first page: it tells nothing live. */
-	z->shadow_live_known = z->shadow_pages && host_mmu() != HOST_MMU_PVM;
+	z->shadow_live_known = z->shadow_pages && host_mmu_traits()->shadow_count_live;
 	z->zaps = calloc(z->o.zaps + z->o.traced_zaps, sizeof(*z->zaps));
 	TEST_ASSERT(z->zaps, "out of memory");
 
