@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 
 #include "fid.h"
+#include "memstress.h"
 #include "parse.h"
 #include "topology.h"
 #include "ucall.h"
@@ -168,4 +169,29 @@ void fid_json_end(void)
 {
 	printf("}\n");
 	fflush(stdout);
+}
+
+void fid_vcpus_add(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t gpa, uint64_t vcpu_bytes,
+		   bool ms_guest, uint32_t check)
+{
+	if (ms_guest) {
+		memstress_args.page_size = SZ_4K;
+		memstress_args.write_percent = 100;
+		memstress_args.random_seed = 1;
+		memstress_args.check_content = check;
+		for (uint32_t i = 0; i < nr_vcpus; i++) {
+			memstress_args.vcpu_args[i].gva = gpa + i * vcpu_bytes;
+			memstress_args.vcpu_args[i].pages = vcpu_bytes / SZ_4K;
+		}
+		sync_global_to_guest(vm, memstress_args);
+	}
+	for (uint32_t i = 0; i < nr_vcpus; i++) {
+		struct kvm_vcpu *vcpu = vm_vcpu_add(vm, i, ms_guest ? (void *)memstress_guest_code :
+						    (void *)fid_write_pass_guest);
+
+		if (ms_guest)
+			vcpu_args_set(vcpu, 1, (uint64_t)i);
+		else
+			vcpu_args_set(vcpu, 2, gpa + i * vcpu_bytes, vcpu_bytes / SZ_4K);
+	}
 }

@@ -26,6 +26,15 @@ void fid_touch_guest(uint64_t gva, uint64_t pages, uint64_t seed);
 void fid_stride_guest(uint64_t gva, uint64_t size, uint64_t stride);
 
 /* ---- host ---- */
+/*
+ * nr_vcpus vCPUs, vCPU i over [gpa + i * vcpu_bytes, + vcpu_bytes): the
+ * suite's guest (memstress_guest_code writing every 4K page in order,
+ * checking each page's content as `check` says) when ms_guest, else
+ * fid_write_pass_guest.
+ */
+void fid_vcpus_add(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t gpa, uint64_t vcpu_bytes,
+		   bool ms_guest, uint32_t check);
+
 struct fid_pool {
 	struct kvm_vm *vm;
 	pthread_barrier_t go, done;

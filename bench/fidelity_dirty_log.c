@@ -129,25 +129,7 @@ int main(int argc, char **argv)
 		 (KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE | KVM_DIRTY_LOG_INITIALLY_SET);
 	TEST_ASSERT(manual, "KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2 is not offered");
 	vm_enable_cap(vm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, manual);
-	if (ms_guest) {
-		memstress_args.page_size = SZ_4K;
-		memstress_args.write_percent = 100;
-		memstress_args.random_seed = 1;
-		for (uint32_t i = 0; i < nr_vcpus; i++) {
-			memstress_args.vcpu_args[i].gva = gpa + i * vcpu_bytes;
-			memstress_args.vcpu_args[i].pages = vcpu_bytes / SZ_4K;
-		}
-		sync_global_to_guest(vm, memstress_args);
-	}
-	for (uint32_t i = 0; i < nr_vcpus; i++) {
-		struct kvm_vcpu *vcpu = vm_vcpu_add(vm, i, ms_guest ? (void *)memstress_guest_code :
-						    (void *)fid_write_pass_guest);
-
-		if (ms_guest)
-			vcpu_args_set(vcpu, 1, (uint64_t)i);
-		else
-			vcpu_args_set(vcpu, 2, gpa + i * vcpu_bytes, vcpu_bytes / SZ_4K);
-	}
+	fid_vcpus_add(vm, nr_vcpus, gpa, vcpu_bytes, ms_guest, MEMSTRESS_CHECK_NONE);
 	bitmap = bitmap_alloc(pages);
 	dirty = calloc(iterations, sizeof(double));
 	get = calloc(iterations, sizeof(double));

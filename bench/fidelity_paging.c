@@ -160,27 +160,8 @@ int main(int argc, char **argv)
 	gpa = arch_test_mem_gpa(vm);
 	slot = vm_mem_add(vm, SRC_ANONYMOUS, gpa, MEMSTRESS_FIRST_SLOT, total, 0);
 	virt_map(vm, gpa, gpa, total, SZ_4K);
-	if (ms_guest) {
-		memstress_args.page_size = SZ_4K;
-		memstress_args.write_percent = 100;
-		memstress_args.random_seed = 1;
-		memstress_args.check_content = pattern ? MEMSTRESS_CHECK_PATTERN :
-						   MEMSTRESS_CHECK_CONSTANT;
-		for (uint32_t i = 0; i < nr_vcpus; i++) {
-			memstress_args.vcpu_args[i].gva = gpa + i * vcpu_bytes;
-			memstress_args.vcpu_args[i].pages = vcpu_bytes / SZ_4K;
-		}
-		sync_global_to_guest(vm, memstress_args);
-	}
-	for (uint32_t i = 0; i < nr_vcpus; i++) {
-		struct kvm_vcpu *vcpu = vm_vcpu_add(vm, i, ms_guest ? (void *)memstress_guest_code :
-						    (void *)fid_write_pass_guest);
-
-		if (ms_guest)
-			vcpu_args_set(vcpu, 1, (uint64_t)i);
-		else
-			vcpu_args_set(vcpu, 2, gpa + i * vcpu_bytes, vcpu_bytes / SZ_4K);
-	}
+	fid_vcpus_add(vm, nr_vcpus, gpa, vcpu_bytes, ms_guest,
+		      pattern ? MEMSTRESS_CHECK_PATTERN : MEMSTRESS_CHECK_CONSTANT);
 	memset(page_buf, PAGE_CONSTANT_WORD & 0xff, sizeof(page_buf));
 	readers = calloc(nr_vcpus, sizeof(*readers));
 	TEST_ASSERT(readers, "out of memory");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The shared guest workload (DESIGN.md §5).  Each vCPU walks its region (or
- * all walk one shared region), in order or at random, reading or writing
- * each page, and reports every pass with a SYNC carrying its counts.
+ * The shared guest workload (docs/library.md, "memstress").  Each vCPU
+ * walks its region (or all walk one shared region), in order or at random,
+ * reading or writing each page, and reports every pass with a SYNC
+ * carrying its counts.
  * Lockstep: the host releases iteration N and every vCPU does one pass.
  * Nonstop: after the populate pass, vCPUs run passes until stopped.
  */
