@@ -139,6 +139,14 @@ def wait_for_idle():
     return load
 
 
+def load_record(path):
+    """The JSON record a run wrote at path, or None when it wrote none."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
 def passing_record(args, tmp, tool, a, env, results, what):
     """Run tool with a record; the record of a passing run, else None and a failure noted."""
     rec_path = os.path.join(tmp, "run.json")
@@ -146,10 +154,7 @@ def passing_record(args, tmp, tool, a, env, results, what):
         os.unlink(rec_path)
     rc, _, _, _, _ = run([os.path.join(args.bin, tool)] + a + ["--json", rec_path],
                          env_extra=env, label=what)
-    rec = None
-    if rc == 0 and os.path.exists(rec_path):
-        with open(rec_path) as f:
-            rec = json.load(f)
+    rec = load_record(rec_path) if rc == 0 else None
     if not rec or rec.get("status") != "pass":
         results["failures"].append("%s: exit %d" % (what, rc))
         return None
@@ -352,10 +357,7 @@ def suite_run(args, tmp, results, tool, mode, i):
     cmd = [os.path.join(args.bin, tool)] + cfg["args"] + \
         (cfg["pin"] if mode == "pinned" else []) + ["--json", rec_path]
     rc, _, wall, rss, acct = run(cmd, tmp=tmp if mode == "accounted" else None, label=tool)
-    rec = None
-    if os.path.exists(rec_path):
-        with open(rec_path) as f:
-            rec = json.load(f)
+    rec = load_record(rec_path)
     ok = rc == 0 and rec is not None and rec.get("status") == "pass"
     if not ok:
         results["failures"].append("%s %s run %d: exit %d" % (tool, mode, i + 1, rc))
@@ -442,10 +444,7 @@ def scale_runs(args, tmp, results):
         rec_path = os.path.join(tmp, "scale.%s.json" % tool)
         rc, _, wall, rss, _ = run([os.path.join(args.bin, tool)] + a + ["--json", rec_path],
                                   timeout=300, label="scale " + tool)
-        rec = None
-        if os.path.exists(rec_path):
-            with open(rec_path) as f:
-                rec = json.load(f)
+        rec = load_record(rec_path)
         ok = rc == 0 and rec is not None and rec.get("status") == "pass"
         if not ok:
             results["failures"].append("scale %s: exit %d" % (tool, rc))
