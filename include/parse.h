@@ -25,6 +25,11 @@ int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out,
  */
 uint64_t parse_size_opt(const char *opt, const char *s);
 uint64_t parse_u64_opt(const char *opt, const char *s, uint64_t min, uint64_t max);
+/*
+ * s as one of choices (NULL-terminated): its index.  Anything else is a
+ * one-line usage error: "--flush 'x': must be page, full or hv".
+ */
+unsigned int parse_choice_opt(const char *opt, const char *s, const char *const *choices);
 
 /*
  * CPU lists as in taskset/cpuset: "0,1,2", "0-3", "0-7:2" (stride), mixed

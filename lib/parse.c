@@ -219,6 +219,21 @@ uint64_t parse_u64_opt(const char *opt, const char *s, uint64_t min, uint64_t ma
 	return v;
 }
 
+unsigned int parse_choice_opt(const char *opt, const char *s, const char *const *choices)
+{
+	char allowed[256] = "";
+	size_t len = 0;
+	unsigned int n = 0;
+
+	for (; choices[n]; n++)
+		if (s && !strcmp(s, choices[n]))
+			return n;
+	for (unsigned int i = 0; i < n && len < sizeof(allowed); i++)
+		len += snprintf(allowed + len, sizeof(allowed) - len, "%s%s",
+				!i ? "" : i == n - 1 ? " or " : ", ", choices[i]);
+	usage_error("%s '%s': must be %s", opt, s ? s : "", allowed);
+}
+
 /*
  * A CPU number in a list: decimal only, below CPU_NUMBER_LIMIT.  Advances *p.
  * what names the part for error messages ("CPU", "stride").

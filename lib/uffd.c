@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "report.h"
 #include "test_util.h"
 #include "uffd.h"
@@ -41,11 +42,8 @@
 
 enum uffd_mode uffd_mode_parse_opt(const char *opt, const char *value)
 {
-	if (value && !strcmp(value, "MISSING"))
-		return UFFD_MODE_MISSING;
-	if (value && !strcmp(value, "MINOR"))
-		return UFFD_MODE_MINOR;
-	usage_error("%s '%s': must be MISSING or MINOR", opt, value ? value : "");
+	return parse_choice_opt(opt, value, (const char *const[]){ "MISSING", "MINOR", NULL }) ?
+	       UFFD_MODE_MINOR : UFFD_MODE_MISSING;
 }
 
 const char *uffd_mode_name(enum uffd_mode m)

@@ -72,14 +72,9 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 			o->pages = parse_u64_opt("--pages", optarg, 1, TB_PT_ENTRIES);
 			break;
 		case OPT_FLUSH:
-			if (!strcmp(optarg, "page"))
-				o->flush = FLUSH_PAGE;
-			else if (!strcmp(optarg, "full"))
-				o->flush = FLUSH_FULL;
-			else if (!strcmp(optarg, "hv"))
-				o->flush = FLUSH_HV;
-			else
-				usage_error("--flush '%s': must be page, full or hv", optarg);
+			/* enum tb_flush's order */
+			o->flush = parse_choice_opt("--flush", optarg,
+						    (const char *const[]){ "page", "full", "hv", NULL });
 			break;
 		case OPT_SHARED:
 			o->shared = true;

@@ -74,20 +74,14 @@ void zl_parse_options(struct zl_opts *o, int argc, char **argv)
 			o->zaps = parse_u64_opt("-i", optarg, 1, 100000);
 			break;
 		case OPT_TRIGGER:
-			if (!strcmp(optarg, "delete"))
-				o->trigger = TRIGGER_DELETE;
-			else if (!strcmp(optarg, "move"))
-				o->trigger = TRIGGER_MOVE;
-			else
-				usage_error("--trigger '%s': must be delete or move", optarg);
+			/* enum zl_trigger's order */
+			o->trigger = parse_choice_opt("--trigger", optarg,
+						      (const char *const[]){ "delete", "move", NULL });
 			break;
 		case OPT_ZAP_ALL:
-			if (!strcmp(optarg, "on"))
-				o->zap_all = ZAP_ALL_ON;
-			else if (!strcmp(optarg, "off"))
-				o->zap_all = ZAP_ALL_OFF;
-			else
-				usage_error("--zap-all '%s': must be on or off", optarg);
+			o->zap_all = parse_choice_opt("--zap-all", optarg,
+						      (const char *const[]){ "on", "off", NULL }) ?
+				     ZAP_ALL_OFF : ZAP_ALL_ON;
 			break;
 		case OPT_TRACED:
 			o->traced_zaps = parse_u64_opt("--traced", optarg, 0, 1000);
