@@ -628,6 +628,8 @@ def print_zap_latency(pairs):
         for title, sec in (("base:", b), ("new: ", n)):
             brk, win = fig_stat(sec, "lock_breaks"), fig_stat(sec, "kernel_zap_span")
             trace = sec.passed[0][1].get("trace", {}) if sec.passed else {}
+            if not isinstance(trace, dict):     # a damaged record: no trace to read
+                trace = {}
             if win.n:
                 if brk.n:
                     print("  %s lock-break: %d." % (title, int(round(brk.med))))
