@@ -26,6 +26,7 @@ import itertools
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -320,6 +321,23 @@ def pooled(tool, rec=None, out=None):
     return {}
 
 
+def ratio_interval(suite_runs, bare_runs, draws=2000):
+    """
+    The 90% bootstrap interval of median(suite) / median(bare), resampling
+    whole runs (each a list of occurrences; from one run to the next is where
+    this host's spread is), with a fixed seed so one result reads the same.
+    """
+    rng = random.Random(1)
+    ratios = []
+    for _ in range(draws):
+        s = median([x for r in rng.choices(suite_runs, k=len(suite_runs)) for x in r])
+        b = median([x for r in rng.choices(bare_runs, k=len(bare_runs)) for x in r])
+        if b:
+            ratios.append(s / b)
+    ratios.sort()
+    return ratios[len(ratios) // 20], ratios[len(ratios) - 1 - len(ratios) // 20]
+
+
 def tool_headline(tool, out):
     if tool == "dirty_log_perf":
         return {"dirty_memory_time": statistics.mean(out["dirty_memory_time"]),
@@ -581,26 +599,26 @@ def build_rows(results):
         for fig in suite_vals[0]:
             if pool_s and pool_s[0] and fig in pool_s[0]:
                 # Every occurrence of every run: the median of all zaps or iterations.
-                s = median([x for p in pool_s for x in p[fig]])
-                b = median([x for p in pool_b for x in p[fig]])
+                runs_s = [p[fig] for p in pool_s]
+                runs_b = [p[fig] for p in pool_b]
             else:
-                s = median([v[fig] for v in suite_vals])
-                b = median([v[fig] for v in same])
+                runs_s = [[v[fig]] for v in suite_vals]
+                runs_b = [[v[fig]] for v in same]
+            s = median([x for r in runs_s for x in r])
+            b = median([x for r in runs_b for x in r])
             ratio = s / b if b else float("nan")
             ok = FIDELITY_RANGE[0] <= ratio <= FIDELITY_RANGE[1]
-            # The bare tool against itself (its odd runs / its even runs): how
-            # far apart two sets of runs of one program land on this host.
-            halves = [v[fig] for v in same]
-            floor = (median(halves[0::2]) / median(halves[1::2])
-                     if len(halves) >= 2 and median(halves[1::2]) else float("nan"))
-            floor_ok = FIDELITY_RANGE[0] <= floor <= FIDELITY_RANGE[1]
+            # How well these runs pin the ratio down: an interval wider than the
+            # range means this host's run-to-run spread cannot resolve it.
+            lo, hi = ratio_interval(runs_s, runs_b)
+            floor = hi - lo > FIDELITY_RANGE[1] - FIDELITY_RANGE[0]
             row("fidelity", "%s %s" % (tool, fig),
-                "%.3f (%s / %s); bare odd/even runs %.3f%s" % (
+                "%.3f (%s / %s); 90%% interval over the runs %.3f-%.3f%s" % (
                     ratio, fmt_s(s) if fig != "throughput" else "%.1f/s" % s,
-                    fmt_s(b) if fig != "throughput" else "%.1f/s" % b, floor,
-                    "" if floor_ok else ", outside the range too: the host's floor"),
+                    fmt_s(b) if fig != "throughput" else "%.1f/s" % b, lo, hi,
+                    ", wider than the range: the host's floor" if floor else ""),
                 "0.95-1.05", "ok" if ok else "FAIL", ratio=ratio, suite=s, independent=b,
-                bare_halves_ratio=floor)
+                interval=[lo, hi], host_floor=floor)
             if tool == "zap_latency" and pool_s:
                 xs = sorted(x for p in pool_s for x in p[fig])
                 ys = sorted(x for p in pool_b for x in p[fig])
