@@ -7,45 +7,12 @@
 #include <stddef.h>
 #include <time.h>
 
-#define NSEC_PER_SEC 1000000000L
-
-/*
- * CLOCK_MONOTONIC now.  The three helpers that open and close a timed
- * region are inline: a region around one short ioctl then holds nothing
- * but the clock reads and the call (docs/perf.md).
- */
-static inline struct timespec ts_now(void)
-{
-	struct timespec t;
-
-	/* Cannot fail for CLOCK_MONOTONIC with a valid pointer. */
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
-}
-
-/* a - b, normalised. */
-static inline struct timespec ts_sub(struct timespec a, struct timespec b)
-{
-	struct timespec r = {
-		.tv_sec = a.tv_sec - b.tv_sec,
-		.tv_nsec = a.tv_nsec - b.tv_nsec,
-	};
-
-	if (r.tv_nsec < 0) {	/* borrow one second */
-		r.tv_nsec += NSEC_PER_SEC;
-		r.tv_sec--;
-	}
-	return r;
-}
-
-/* now - start. */
-static inline struct timespec ts_elapsed(struct timespec start)
-{
-	return ts_sub(ts_now(), start);
-}
-
+/* CLOCK_MONOTONIC now. */
+struct timespec ts_now(void);
+struct timespec ts_sub(struct timespec a, struct timespec b);	/* a - b, normalised */
 struct timespec ts_add(struct timespec a, struct timespec b);
 struct timespec ts_div(struct timespec t, uint64_t n);		/* average over n */
+struct timespec ts_elapsed(struct timespec start);		/* now - start */
 uint64_t ts_to_ns(struct timespec t);
 struct timespec ns_to_ts(uint64_t ns);
 double ts_to_sec(struct timespec t);

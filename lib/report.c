@@ -10,6 +10,30 @@
 
 #include "report.h"
 
+#define NSEC_PER_SEC 1000000000L
+
+struct timespec ts_now(void)
+{
+	struct timespec t;
+
+	/* Cannot fail for CLOCK_MONOTONIC with a valid pointer. */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+struct timespec ts_sub(struct timespec a, struct timespec b)
+{
+	struct timespec r = {
+		.tv_sec = a.tv_sec - b.tv_sec,
+		.tv_nsec = a.tv_nsec - b.tv_nsec,
+	};
+
+	if (r.tv_nsec < 0) {	/* borrow one second */
+		r.tv_nsec += NSEC_PER_SEC;
+		r.tv_sec--;
+	}
+	return r;
+}
 
 struct timespec ts_add(struct timespec a, struct timespec b)
 {
@@ -31,6 +55,11 @@ struct timespec ts_div(struct timespec t, uint64_t n)
 	if (!n)
 		return (struct timespec){ 0 };
 	return ns_to_ts(ts_to_ns(t) / n);
+}
+
+struct timespec ts_elapsed(struct timespec start)
+{
+	return ts_sub(ts_now(), start);
 }
 
 /* Negative durations (a clock going backwards) count as zero. */

@@ -116,6 +116,13 @@ def _check_tool_members(rec):
         why = rec.get("mem_fault_exits_unsupported")
         if why is not None and not isinstance(why, str):
             raise BadData("mem_fault_exits_unsupported is not a string or null")
+    if rec["tool"] == "zap_latency":
+        trace = rec.get("trace", {})
+        if not isinstance(trace, dict):
+            raise BadData("trace is not an object")
+        for key in ("span_function", "lock_breaks_unavailable"):
+            if trace.get(key) is not None and not isinstance(trace[key], str):
+                raise BadData("trace/%s is not a string or null" % key)
 
 
 def load_record(path):
@@ -628,8 +635,6 @@ def print_zap_latency(pairs):
         for title, sec in (("base:", b), ("new: ", n)):
             brk, win = fig_stat(sec, "lock_breaks"), fig_stat(sec, "kernel_zap_span")
             trace = sec.passed[0][1].get("trace", {}) if sec.passed else {}
-            if not isinstance(trace, dict):     # a damaged record: no trace to read
-                trace = {}
             if win.n:
                 if brk.n:
                     print("  %s lock-break: %d." % (title, int(round(brk.med))))
