@@ -530,6 +530,13 @@ def test_bad_inputs(tmp, a, b):
                  "tlbie-page.2.json", "no figures")
     corrupt_case(tmp, a, b, "mismatched params", mismatch, "dirty-log-clear-chunk-1G",
                  "mismatched parameters between BASE and NEW: clear_chunk_bytes")
+    corrupt_case(tmp, a, b, "zap_latency trace not an object",
+                 lambda d: edit(d, "zap-all.1.json", lambda r: r.update(trace="tracepoint")),
+                 "zap-all.1.json", "trace is not an object")
+    corrupt_case(tmp, a, b, "zap_latency trace/span_function not a string",
+                 lambda d: edit(d, "zap-all.1.json",
+                                lambda r: r.setdefault("trace", {}).update(span_function=[1])),
+                 "zap-all.1.json", "trace/span_function is not a string or null")
     corrupt_case(tmp, a, b, "non-record file",
                  lambda d: open(os.path.join(d, "notes.1.json"), "w").write('{"hello": 1}'),
                  "notes.1.json", "not a result record")
