@@ -24,7 +24,8 @@ static double us(uint64_t ns)
 static const char *live_text(const struct zl *z, const struct zl_zap *zap, char *buf, size_t len)
 {
 	if (z->shadow_live_known)
-		snprintf(buf, len, "of %ld live + %ld made during the zap (mmu_shadow_zapped; "
+		snprintf(buf, len, "of %ld live + %ld made during the zap (mmu_shadow_zapped, "
+			 "which counts a root the vCPUs held again when they free it; "
 			 "mmu_cache_miss)", (long)zap->shadow_live, (long)zap->shadow_made);
 	else
 		snprintf(buf, len, "(mmu_shadow_zapped; this KVM's mmu_cache_miss does not count "
@@ -90,7 +91,7 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 {
 	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
 	unsigned long n = i + 1, of = z->o.zaps;
-	char page[16], live[128];
+	char page[16], live[256];
 
 	if (zl_zap_is_traced(z, i)) {
 		print_traced(z, i - z->o.zaps + 1, zap);
