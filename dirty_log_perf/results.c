@@ -35,8 +35,41 @@ static void print_total(const struct dlp *d, const char *name, size_t offset)
 	       (unsigned long)d->iterations_done, TS_ARGS(total), TS_ARGS(avg));
 }
 
+/*
+ * -j: the vCPUs' work over the host's loop, in passes of their memory.
+ * Below one pass the loop ended before they had touched every page once,
+ * so the pages they touched mix their start with their steady work: the
+ * figure (seed 000's "vCPUs improvement") says little.
+ */
+#define NONSTOP_MIN_PASSES 1.0
+
+static double nonstop_passes(const struct dlp *d)
+{
+	return (double)(d->reads + d->writes) / (d->ms->pages_per_vcpu * d->o.ms.nr_vcpus);
+}
+
+static bool nonstop_loop_short(const struct dlp *d)
+{
+	return d->o.ms.nonstop && d->ms && d->iterations_done &&
+	       nonstop_passes(d) < NONSTOP_MIN_PASSES;
+}
+
+/* Why the pages-touched figure says little, or NULL. */
+static const char *nonstop_caveat(const struct dlp *d, char *buf, size_t len)
+{
+	if (!nonstop_loop_short(d))
+		return NULL;
+	snprintf(buf, len, "-j: the host's loop of %lu iterations lasted " TS_FMT ", and the "
+		 "vCPUs touched %.2f passes of their memory in it, fewer than %.0f",
+		 (unsigned long)d->iterations_done, TS_ARGS(d->loop), nonstop_passes(d),
+		 NONSTOP_MIN_PASSES);
+	return buf;
+}
+
 void results_print_totals(const struct dlp *d)
 {
+	char why[192];
+
 	if (!d->iterations_done)
 		return;
 	print_total(d, collect_get_total_name(d), offsetof(struct dlp_iteration, get));
@@ -64,6 +97,11 @@ void results_print_totals(const struct dlp *d)
 			       (d->ms->pages_per_vcpu * d->o.ms.nr_vcpus));
 		ksft_print_msg("Pages touched by vCPUs while the log was cleared: %lu\n",
 			       (unsigned long)d->touched_during_clear);
+		if (nonstop_caveat(d, why, sizeof(why)))
+			ksft_print_msg("%s: too short for the pages touched (seed 000's \"vCPUs "
+				       "improvement\") to say much. Lengthen the loop with more "
+				       "iterations (-i) or a delay between clear chunks (-l); more "
+				       "memory (-b) lengthens it too, and each pass with it\n", why);
 	}
 	if (d->o.ring_entries)
 		ksft_print_msg("Dirty ring: %lu entries harvested, %lu full exits, %lu invalid "
@@ -144,6 +182,7 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	int ret;
 	struct host_desc host;
 	struct json j;
+	char why[192];
 
 	if (!d->o.json_path)
 		return 0;
@@ -199,7 +238,16 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	}
 	if (d->o.verify)
 		record_figure(&j, "verify_lost_pages", "pages", d->verify_lost, NULL, 0);
+	if (d->o.ms.nonstop && d->ms && d->iterations_done) {
+		record_figure(&j, "nonstop_loop_time", "s", ts_to_sec(d->loop), NULL, 0);
+		record_figure(&j, "nonstop_passes", "passes", nonstop_passes(d), NULL, 0);
+	}
 	json_object_end(&j);
+	if (nonstop_caveat(d, why, sizeof(why))) {
+		json_object_begin(&j, "caveats");
+		json_string(&j, "pages_touched", why);
+		json_object_end(&j);
+	}
 
 	if (d->vm_stats.fd > 0) {
 		struct stats_snapshot zero;

@@ -161,6 +161,9 @@ def load_record(path):
     _check_tool_members(rec)
     if "figures" in rec:
         _check_figures(rec["figures"], "figures")
+    caveats = rec.get("caveats", {})
+    if not isinstance(caveats, dict) or not all(isinstance(v, str) for v in caveats.values()):
+        raise BadData("caveats is not an object of strings")
     runs = rec.get("runs")
     if runs is not None:
         if not isinstance(runs, list):
@@ -438,6 +441,14 @@ def fig_stat(sec, name):
     return Stat(fig_value(rec, name) for _, rec in sec.passed)
 
 
+def fig_caveat(sec, name):
+    """Why a run of the section found the figure says little (its record's caveats), or None."""
+    for _, rec in sec.passed:
+        if rec.get("caveats", {}).get(name):
+            return rec["caveats"][name]
+    return None
+
+
 def dlp_clear_figure(sec):
     """dirty_log_perf's clear figure and its labels (the ring resets instead)."""
     if sec.params.get("log") == "dirty_ring":
@@ -487,18 +498,27 @@ def print_dlp_seed000(pairs):
     labels = [fmt_size(chunk(p)) for p in pairs]
     labels = [lab if labels.count(lab) == 1 else "%s (%s)" % (lab, p[0].name)
               for lab, p in zip(labels, pairs)]
-    rows = []
+    rows, caveats = [], []
     for lab, (b, n) in zip(labels, pairs):
         clear = dlp_clear_figure(b)[0]
+        # A loop too short for the vCPUs' figure: no percentage from it.
+        why = [(side, fig_caveat(sec, "pages_touched")) for side, sec in (("BASE", b), ("NEW", n))]
+        why = [(side, w) for side, w in why if w]
+        caveats += ["%s %s: %s" % (lab, side, w) for side, w in why]
         rows.append([lab, pct_cell(fig_stat(b, clear), fig_stat(n, clear)),
+                     "n/a (loop too short)" if why else
                      pct_cell(fig_stat(b, "pages_touched"), fig_stat(n, "pages_touched"))])
     print("dirty_log_perf (seed 000): median over repeats, BASE -> NEW")
     print("\n".join(framed_table(
         ["Clear Chunk size", "Clear dirty log time change", "vCPUs improvement"], rows)))
+    for c in caveats:
+        print("# vCPUs improvement n/a, %s" % c)
     # The table keeps the post's layout: which cells are noise goes under it.
     noisy, unknown = [], []
     for lab, (b, n) in zip(labels, pairs):
         for col, fig in (("clear time", dlp_clear_figure(b)[0]), ("vCPUs", "pages_touched")):
+            if fig_caveat(b, fig) or fig_caveat(n, fig):
+                continue
             note = noise_note(fig_stat(b, fig), fig_stat(n, fig))
             (noisy if note == NOTE_NOISE else unknown if note == NOTE_1RUN else []).append(
                 "%s %s" % (lab, col))

@@ -537,6 +537,10 @@ def test_bad_inputs(tmp, a, b):
                  lambda d: edit(d, "zap-all.1.json",
                                 lambda r: r.setdefault("trace", {}).update(span_function=[1])),
                  "zap-all.1.json", "trace/span_function is not a string or null")
+    corrupt_case(tmp, a, b, "caveats not an object of strings",
+                 lambda d: edit(d, "dirty-log-whole.1.json",
+                                lambda r: r.update(caveats={"pages_touched": 0})),
+                 "dirty-log-whole.1.json", "caveats is not an object of strings")
     corrupt_case(tmp, a, b, "non-record file",
                  lambda d: open(os.path.join(d, "notes.1.json"), "w").write('{"hello": 1}'),
                  "notes.1.json", "not a result record")
@@ -547,6 +551,28 @@ def test_bad_inputs(tmp, a, b):
                  lambda d: open(os.path.join(d, "tlbie-full.1.json"), "w").write(
                      json.dumps(tb_record(float("nan")))),
                  "tlbie-full.1.json", "NaN")
+
+
+def test_dlp_short_loop(tmp, a, b):
+    """A -j run whose loop ended before the vCPUs made one pass: its record's
+    caveat, not a percentage from its pages touched, in seed 000's table."""
+    why = ("-j: the host's loop of 3 iterations lasted 0.000269397s, and the vCPUs touched "
+           "0.00 passes of their memory in it, fewer than 1")
+    short = os.path.join(tmp, "short-loop")
+    shutil.copytree(b, short)
+    for r in (1, 2, 3):
+        edit(short, "dirty-log-clear-chunk-1G.%d.json" % r,
+             lambda rec: (rec["figures"]["pages_touched"].update(value=0),
+                          rec.update(caveats={"pages_touched": why})))
+    res = run("compare", a, short)
+    out = res.stdout.splitlines()
+    row = [l for l in out if l.startswith("| 1GB ")]
+    check("dirty_log_perf -j, loop too short: the vCPUs cell says so, with the reason under "
+          "the table, and the clear time is still compared",
+          res.returncode == 0 and len(row) == 1 and "n/a (loop too short)" in row[0] and
+          "-81%" in row[0] and "# vCPUs improvement n/a, 1GB NEW: " + why in out and
+          not any("1GB vCPUs" in l for l in out if l.startswith("# within noise")),
+          "rc %d\n%s" % (res.returncode, "\n".join(out[:20])))
 
 
 def test_zap_tdp_mmu(tmp):
@@ -762,6 +788,7 @@ def main():
         test_bad_inputs(tmp, a, b)
         test_emulated_host(tmp, a, b)
         test_schema_versions(tmp, a, b)
+        test_dlp_short_loop(tmp, a, b)
         test_zap_tdp_mmu(tmp)
         test_sweeps(tmp)
         test_summary(a, b)
