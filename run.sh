@@ -225,6 +225,8 @@ check_repeat() {
 host_description() {
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "kernel: $(uname -srvm)"
+	# compare's several folders a side must come from separate boots.
+	echo "boot_id: $(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)"
 	grep -m1 'model name' /proc/cpuinfo 2>/dev/null
 	echo "cpus: $(nproc)"
 	grep MemTotal /proc/meminfo
@@ -426,15 +428,24 @@ results_folder() {
 	esac
 }
 
+# compare [--alpha A] [--json] BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ...
 cmd_compare() {
-	[ $# = 2 ] || die "usage: run.sh compare BASE NEW"
-	local d base new
-	for d in "$1" "$2"; do
-		[ -d "$d" ] || die "compare: '$d' is not a results folder (it does not exist)"
+	local -a opts=() dirs=()
+	local d
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--alpha) [ $# -ge 2 ] || die "compare: --alpha needs a value (above 0, below 1)"
+			opts+=("$1" "$2"); shift 2 ;;
+		--json) opts+=("$1"); shift ;;
+		-*) die "compare: unknown option '$1' (--alpha A, --json)" ;;
+		vs) dirs+=(vs); shift ;;
+		*) [ -d "$1" ] || die "compare: '$1' is not a results folder (it does not exist)"
+			d=$(results_folder "$1") || exit 2
+			dirs+=("$d"); shift ;;
+		esac
 	done
-	base=$(results_folder "$1") || exit 2
-	new=$(results_folder "$2") || exit 2
-	exec "$PY" "$RESULTS_PY" compare "$base" "$new"
+	[ ${#dirs[@]} -ge 2 ] || die "usage: run.sh compare [--alpha A] [--json] BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ..."
+	exec "$PY" "$RESULTS_PY" compare "${opts[@]}" "${dirs[@]}"
 }
 
 # sweep TEST --vary VAR=v1,v2,...: the section once per value, then the table and plot.

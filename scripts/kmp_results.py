@@ -6,11 +6,15 @@ A result set is a folder written by run.sh: host.txt, summary.ktap, and for
 each config section NAME and repeat R (from 1) NAME.R.log and NAME.R.json,
 the benchmark's JSON record (docs/results.md).
 
-  kmp_results.py compare [--counts-only] BASE NEW
+  kmp_results.py compare [--counts-only] [--alpha A] [--json] BASE NEW
+  kmp_results.py compare [...] BASE1 BASE2 ... vs NEW1 NEW2 ...
       The mailing-list tables of each tool for BASE (before) and NEW (after):
-      medians over repeats, their spread (min..max), and "(within noise)"
-      where the difference does not stand out of the spread.  Under icount,
-      and alone with --counts-only (run.sh ab on POWER), the path counts.
+      medians over repeats, their range, and each change's statistics
+      (kmp_verdicts.py: intervals, an exact rank test, "~" where it is not
+      significant at alpha).  Several folders a side are one boot each:
+      the sample is then each boot's median.  Under icount, and alone with
+      --counts-only (run.sh ab on POWER), the path counts.  --json prints
+      every compared figure as data instead (docs/results.md).
   kmp_results.py sweep-table DIR SECTION_PREFIX VAR
       Sections PREFIX-VAR=VALUE of DIR as DIR/sweep.txt, sweep.csv and,
       with gnuplot, sweep.png and sweep.svg.
@@ -35,6 +39,8 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree or an install
 import kmp_json  # noqa: E402
+import kmp_stats  # noqa: E402
+import kmp_verdicts  # noqa: E402
 
 PROG = "kmp_results.py"
 RECORD_NAME = re.compile(r"^(?P<section>.+)\.(?P<repeat>[1-9][0-9]*)\.json$")
@@ -49,8 +55,8 @@ SCHEMA_CHANGES = {
 ENVELOPE = ("schema_version", "tool", "tool_version", "command", "started_at", "host",
             "status", "reason", "finished_at")
 ZAP_EVENT = "kvm_mmu_zap_all_fast"     # zap_latency's line name when a record names none
-NOTE_1RUN = "(1 run: noise unknown)"
-NOTE_NOISE = "(within noise)"
+NOTE_1RUN = kmp_verdicts.NOTE_1RUN
+JUDGE = kmp_verdicts.Judge(0.05)    # compare's, set from --alpha
 # Every number a writer emits is a u64 or a double of that order: bigger ones
 # (or 1e999, which Python reads as infinity) are bad data, not figures that
 # overflow the arithmetic of the tables.
@@ -193,6 +199,7 @@ class Section:
         self.no_record = []     # repeats with a log but no JSON record
         self.bad = False        # a record of it is unusable (reported as an error)
         self.schemas = set()    # schema_version of its records
+        self.boots = []         # compare with several folders a side: passed, per folder
 
     def counts(self):
         c = {"pass": len(self.passed), "fail": 0, "skip": 0, "interrupted": 0}
@@ -302,10 +309,13 @@ def fail(errors):
 # ---------------------------------------------------------------- statistics
 
 class Stat:
-    """Median, min and max of the samples (repeats or runs) of one number."""
+    """Median, min and max of the samples (repeats or runs) of one number;
+    where (section, figure, unit) names it for compare's verdict rows, and
+    kind says what one sample is (a run, or one boot's median)."""
 
-    def __init__(self, samples):
+    def __init__(self, samples, where=None, kind="runs"):
         self.samples = [s for s in samples if s is not None]
+        self.where, self.kind = where, kind
         self.n = len(self.samples)
         if self.n:
             self.med = statistics.median(self.samples)
@@ -324,33 +334,38 @@ def rel_change(b, n):
     return (n.med - b.med) / abs(b.med)
 
 
-def noise_note(b, n):
-    """(within noise) when the ranges overlap or the change is below the spread."""
-    if b.n < 2 or n.n < 2:
-        return NOTE_1RUN
-    if (b.lo <= n.hi and n.lo <= b.hi) or abs(rel_change(b, n)) < max(b.spread(), n.spread()):
-        return NOTE_NOISE
-    return ""
+def verdict(b, n, label):
+    """compare's verdict row for BASE b and NEW n (kmp_verdicts.Judge)."""
+    sec, fig, unit = b.where or n.where or ("", label, None)
+    return JUDGE.judge(sec, fig, unit, b.samples, n.samples, b.kind)
 
 
-def pct_cell(b, n):
-    """The seed-000 cell: the percentage change, integer, '56%' / '-81%'."""
+def pct_cell(b, n, row=None):
+    """The seed-000 cell: the percentage change, integer, '56%' / '-81%';
+    ' ~' after it where the row says the change is not significant."""
     if not b.n or not n.n or b.med == 0:
         return "n/a"
     cell = "%.0f%%" % (100 * rel_change(b, n))
-    return "0%" if cell == "-0%" else cell
+    cell = "0%" if cell == "-0%" else cell
+    return cell + (" ~" if row and row["verdict"] not in ("change", "exact") else "")
 
 
 def range_text(s, fmt):
+    one = s.kind[:-1]
     if s.n == 1:
-        return "1 run"
-    return "%s..%s (%d runs, spread %.1f%%)" % (fmt(s.lo), fmt(s.hi), s.n, 100 * s.spread())
+        return "1 " + one
+    ci = kmp_stats.median_ci(s.samples, kmp_verdicts.CONF)
+    return "%s..%s (%d %s, spread %.1f%%, %s)" % (
+        fmt(s.lo), fmt(s.hi), s.n, s.kind, 100 * s.spread(),
+        "median %.1f%% CI %s..%s" % (100 * ci.coverage, fmt(ci.lo), fmt(ci.hi)) if ci else
+        "the range: an exact %g%% median CI needs 6 %s" % (100 * kmp_verdicts.CONF, s.kind))
 
 
-def compare_line(label, b, n, fmt, how="pct", rfmt=None):
-    """'  label: B -> N (+x.x% | xR); base lo..hi (...), new lo..hi (...) (note)'.
+def compare_line(label, b, n, fmt, how="pct", rfmt=None, row=None):
+    """'  label: B -> N (+x.x% | xR); base lo..hi (...), new lo..hi (...) note'.
 
-    fmt formats the medians, rfmt (default fmt) the ranges."""
+    fmt formats the medians, rfmt (default fmt) the ranges; row is the
+    verdict when the caller already has it (a table cell judged it)."""
     rfmt = rfmt or fmt
     if not b.n or not n.n:
         return "  %s: %s -> %s" % (label, fmt(b.med) if b.n else "n/a",
@@ -364,7 +379,7 @@ def compare_line(label, b, n, fmt, how="pct", rfmt=None):
         change = "%+.1f%%" % (100 * rel)
     line = "  %s: %s -> %s (%s); base %s, new %s" % (
         label, fmt(b.med), fmt(n.med), change, range_text(b, rfmt), range_text(n, rfmt))
-    note = noise_note(b, n)
+    note = JUDGE.note(row or verdict(b, n, label))
     return line + (" " + note if note else "")
 
 
@@ -437,8 +452,14 @@ def fig_value(rec, name):
 
 
 def fig_stat(sec, name):
-    """Median etc. over the repeats of one figure's value."""
-    return Stat(fig_value(rec, name) for _, rec in sec.passed)
+    """Median etc. over the repeats of one figure's value; with several boots
+    a side, over each boot's median."""
+    unit = next((rec["figures"][name].get("unit") for _, rec in sec.passed
+                 if name in rec.get("figures", {})), None)
+    if len(sec.boots) > 1:
+        meds = [Stat(fig_value(rec, name) for _, rec in boot) for boot in sec.boots]
+        return Stat((m.med for m in meds if m.n), (sec.name, name, unit), "boots")
+    return Stat((fig_value(rec, name) for _, rec in sec.passed), (sec.name, name, unit))
 
 
 def fig_caveat(sec, name):
@@ -498,42 +519,41 @@ def print_dlp_seed000(pairs):
     labels = [fmt_size(chunk(p)) for p in pairs]
     labels = [lab if labels.count(lab) == 1 else "%s (%s)" % (lab, p[0].name)
               for lab, p in zip(labels, pairs)]
-    rows, caveats = [], []
+    rows, caveats, verdicts, unknown = [], [], [], []
     for lab, (b, n) in zip(labels, pairs):
         clear = dlp_clear_figure(b)[0]
         # A loop too short for the vCPUs' figure: no percentage from it.
         why = [(side, fig_caveat(sec, "pages_touched")) for side, sec in (("BASE", b), ("NEW", n))]
         why = [(side, w) for side, w in why if w]
         caveats += ["%s %s: %s" % (lab, side, w) for side, w in why]
-        rows.append([lab, pct_cell(fig_stat(b, clear), fig_stat(n, clear)),
+        vc = verdict(fig_stat(b, clear), fig_stat(n, clear), clear)
+        vp = verdict(fig_stat(b, "pages_touched"), fig_stat(n, "pages_touched"), "pages_touched")
+        verdicts.append((vc, vp))
+        unknown += ["%s %s" % (lab, col) for col, v in (("clear time", vc), ("vCPUs", vp))
+                     if v["verdict"] == "1 run" and not (col == "vCPUs" and why)]
+        rows.append([lab, pct_cell(fig_stat(b, clear), fig_stat(n, clear), vc),
                      "n/a (loop too short)" if why else
-                     pct_cell(fig_stat(b, "pages_touched"), fig_stat(n, "pages_touched"))])
+                     pct_cell(fig_stat(b, "pages_touched"), fig_stat(n, "pages_touched"), vp)])
     print("dirty_log_perf (seed 000): median over repeats, BASE -> NEW")
     print("\n".join(framed_table(
         ["Clear Chunk size", "Clear dirty log time change", "vCPUs improvement"], rows)))
     for c in caveats:
         print("# vCPUs improvement n/a, %s" % c)
-    # The table keeps the post's layout: which cells are noise goes under it.
-    noisy, unknown = [], []
-    for lab, (b, n) in zip(labels, pairs):
-        for col, fig in (("clear time", dlp_clear_figure(b)[0]), ("vCPUs", "pages_touched")):
-            if fig_caveat(b, fig) or fig_caveat(n, fig):
-                continue
-            note = noise_note(fig_stat(b, fig), fig_stat(n, fig))
-            (noisy if note == NOTE_NOISE else unknown if note == NOTE_1RUN else []).append(
-                "%s %s" % (lab, col))
-    print("# within noise: %s" % (", ".join(noisy) if noisy else "none"))
+    # The table keeps the post's layout; a cell's ~ says its change is not significant.
+    print("# ~: not significant at alpha %g (exact rank test; the lines below give p and the "
+          "intervals)" % JUDGE.alpha)
     if unknown:
         print("# noise unknown (1 run): %s" % ", ".join(unknown))
     print("Clear dirty log time change: of the clear time's median total; vCPUs improvement:"
           " of the median pages touched (-j: while the host ran its iterations).")
-    for lab, (b, n) in zip(labels, pairs):
+    for lab, (b, n), (vc, vp) in zip(labels, pairs, verdicts):
         clear, name, _ = dlp_clear_figure(b)
         print()
         print("%s, clear chunk %s:" % (b.name, fmt_size(chunk((b, n)))))
-        print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
+        print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts,
+                           row=vc))
         print(compare_line("pages touched", fig_stat(b, "pages_touched"),
-                           fig_stat(n, "pages_touched"), fmt_int))
+                           fig_stat(n, "pages_touched"), fmt_int, row=vp))
 
 
 def median_run(sec, fig):
@@ -580,7 +600,8 @@ def print_demand_paging(pairs):
         groups.setdefault(key, []).append((b, n))
     for key, grp in groups.items():
         workload = json.loads(key)
-        print("demand_paging (seed 002): sections %s" % ", ".join(b.name for b, _ in grp))
+        names = ", ".join(b.name for b, _ in grp)
+        print("demand_paging (seed 002): sections %s" % names)
         print("# " + ", ".join("%s %s" % (k, json.dumps(v)) for k, v in workload.items()))
         cells = [dp_cells([b for b, _ in grp]), dp_cells([n for _, n in grp])]
         counts = sorted({v for c in cells for v, _ in c})
@@ -591,22 +612,30 @@ def print_demand_paging(pairs):
             for v in counts:
                 means = [statistics.mean(c[(v, w)].samples) if (v, w) in c else None
                          for w in (False, True)]
+                ratio = "n/a"
+                if None not in means and means[0]:
+                    # The ratio cell compares the two columns: judged as any change is.
+                    row = JUDGE.judge(names, "%d vCPUs w/ : w/o new cap (%s)" % (v, title),
+                                      "K pages/s", c[(v, False)].samples, c[(v, True)].samples)
+                    ratio = "x%.2f" % (means[1] / means[0]) + (
+                        " ~" if row["verdict"] not in ("change", "exact") else "")
                 print(" ".join([str(v)] + ["%.0f" % m if m is not None else "n/a" for m in means]
-                               + ["x%.2f" % (means[1] / means[0]) if None not in means and
-                                  means[0] else "n/a"]))
+                               + [ratio]))
             for v in counts:
                 print("# %d vCPUs: median (range) %s" % (v, ", ".join(
                     "%s %.0f (%.0f..%.0f)" % (what, c[(v, w)].med, c[(v, w)].lo, c[(v, w)].hi)
                     for w, what in ((False, "w/o"), (True, "w/")) if (v, w) in c)))
         print("# rates in thousands of pages/s: the table holds each cell's mean over every run "
-              "of every repeat; the medians and ranges are on the # lines")
+              "of every repeat; the medians and ranges are on the # lines; ~: the two columns "
+              "do not differ significantly (alpha %g)" % JUDGE.alpha)
         print("BASE -> NEW:")
         for v in counts:
             for w, what in ((False, "w/o new cap"), (True, "w/ new cap")):
                 b, n = cells[0].get((v, w)), cells[1].get((v, w))
                 if b or n:
-                    print(compare_line("%d vCPUs, %s" % (v, what), b or Stat([]),
-                                       n or Stat([]), lambda x: "%.0f" % x, "ratio",
+                    b, n = b or Stat([]), n or Stat([])
+                    b.where = (names, "%d vCPUs, %s" % (v, what), "K pages/s")
+                    print(compare_line(b.where[1], b, n, lambda x: "%.0f" % x, "ratio",
                                        lambda x: "%.1f" % x))
         reasons = sorted({rec.get("mem_fault_exits_unsupported") for b, n in grp
                           for _, rec in b.passed + n.passed} - {None})
@@ -810,9 +839,91 @@ def host_notes(hb, hn):
     return lines
 
 
+def boot_id(folder):
+    """host.txt's boot_id line (run.sh writes it), or None."""
+    try:
+        with open(os.path.join(folder, "host.txt"), errors="replace") as f:
+            for line in f:
+                if line.startswith("boot_id: "):
+                    value = line.split(": ", 1)[1].strip()
+                    return value if value != "unknown" else None
+    except OSError:
+        pass
+    return None
+
+
+def load_boots(folders):
+    """Several result folders of one side, one per boot, as one set whose
+    sections keep each folder's passing runs apart (Section.boots)."""
+    if len(folders) == 1:
+        return load_set(folders[0])
+    merged, errors = {}, []
+    for folder in folders:
+        sections, errs = load_set(folder)
+        errors += errs
+        for name, sec in sections.items():
+            into = merged.get(name)
+            if into is None:
+                into = merged[name] = sec
+                sec.boots = [sec.passed]
+                continue
+            if sec.tool and into.tool and sec.tool != into.tool:
+                errors.append("%s: section %s ran %s, but %s in another boot's folder"
+                              % (folder, name, sec.tool, into.tool))
+                into.bad = True
+            elif sec.params is not None and into.params is not None and \
+                    sec.params != into.params:
+                errors.append("%s: section %s: parameters differ from another boot's: %s"
+                              % (folder, name, ", ".join(param_diff(sec.params, into.params))))
+                into.bad = True
+            into.params = into.params if into.params is not None else sec.params
+            into.tool = into.tool or sec.tool
+            into.passed += sec.passed
+            into.boots.append(sec.passed)
+            into.excluded += sec.excluded
+            into.no_record += sec.no_record
+            into.bad |= sec.bad
+            into.schemas |= sec.schemas
+    return merged, errors
+
+
+def split_sides(folders):
+    """BASE NEW, or BASE... vs NEW...: ([base folders], [new folders])."""
+    if "vs" not in folders:
+        if len(folders) != 2:
+            fail(["compare takes BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ... (one folder per "
+                  "boot); got %d folders and no 'vs'" % len(folders)])
+        return folders[:1], folders[1:]
+    at = folders.index("vs")
+    if folders.count("vs") != 1 or at == 0 or at == len(folders) - 1:
+        fail(["compare: 'vs' must stand once between BASE's folders and NEW's, with one or "
+              "more on each side"])
+    return folders[:at], folders[at + 1:]
+
+
+def same_boot_notes(label, folders):
+    """Comment lines where one side's folders are not from separate boots."""
+    if len(folders) < 2:
+        return []
+    ids = [boot_id(f) for f in folders]
+    if None in ids:
+        return ["# warning: %s: %s has no boot_id in host.txt: cannot tell that its folders "
+                "are separate boots" % (label, folders[ids.index(None)])]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    return ["# warning: %s: folders %s are from one boot (boot_id %s): the sample is per boot, "
+            "and these are not separate ones" % (label, ", ".join(
+                f for f, i in zip(folders, ids) if i == d), d) for d in dup]
+
+
 def cmd_compare(args):
-    base, base_err = load_set(args.base)
-    new, new_err = load_set(args.new)
+    if not 0 < args.alpha < 1:
+        fail(["--alpha %g: a significance level is above 0 and below 1 (0.05 by default)"
+              % args.alpha])
+    JUDGE.alpha = args.alpha
+    base_dirs, new_dirs = split_sides(args.folders)
+    args.base, args.new = " ".join(base_dirs), " ".join(new_dirs)
+    base, base_err = load_boots(base_dirs)
+    new, new_err = load_boots(new_dirs)
     errors = ["BASE " + e for e in base_err] + ["NEW " + e for e in new_err]
     notes, pairs = [], {}
     for name in sorted(set(base) | set(new)):
@@ -821,6 +932,7 @@ def cmd_compare(args):
             notes.append("section %s only in %s: skipped" % (name, "BASE" if b else "NEW"))
             continue
         for label, folder, sec in (("BASE", args.base, b), ("NEW", args.new, n)):
+            folder = folder if " " not in folder else label + "'s folders"
             for repeat, status, reason in sec.excluded:
                 notes.append("excluded %s: %s" % (os.path.join(folder, "%s.%d.json" % (
                     name, repeat)), status + (": " + reason if reason else "")))
@@ -848,13 +960,34 @@ def cmd_compare(args):
     errors += host_errors(hb, hn)
     if errors:
         fail(errors)        # nothing on stdout: no table from bad data
+    if args.json:           # the rows are the data: the text goes nowhere
+        with open(os.devnull, "w") as null:
+            stdout, sys.stdout = sys.stdout, null
+            try:
+                print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs)
+            finally:
+                sys.stdout = stdout
+        out = JUDGE.as_json()
+        out.update({"base": base_dirs, "new": new_dirs, "notes": notes})
+        print(json.dumps(out, indent=1))
+        return 0
+    print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs)
+    return 0
 
+
+def print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs):
     print("# compare BASE %s -> NEW %s" % (args.base, args.new))
-    for label, folder in (("BASE", args.base), ("NEW", args.new)):
-        note = incomplete_note(folder)
-        if note:
-            print("# warning: %s %s is incomplete (%s): its figures may lack runs, and a "
-                  "record may be from a run stopped midway" % (label, folder, note))
+    for label, dirs in (("BASE", base_dirs), ("NEW", new_dirs)):
+        if len(dirs) > 1:
+            print("# %s: %d boots, one folder each: each figure's sample is its boots' "
+                  "medians (n = %d)" % (label, len(dirs), len(dirs)))
+        for line in same_boot_notes(label, dirs):
+            print(line)
+        for folder in dirs:
+            note = incomplete_note(folder)
+            if note:
+                print("# warning: %s %s is incomplete (%s): its figures may lack runs, and a "
+                      "record may be from a run stopped midway" % (label, folder, note))
     for label, h in (("BASE", hb), ("NEW ", hn)):
         if h:
             print("# %s host: %s, %s, %s CPUs, %s, %s%s" % (label, h.get("kernel"),
@@ -888,7 +1021,10 @@ def cmd_compare(args):
     if args.counts_only or hb and clock_kind(hb) == "emulated, icount":
         print()
         print_path_counts([p for tool in sorted(pairs) for p in pairs[tool]])
-    return 0
+    if JUDGE.rows:
+        print()
+        for line in JUDGE.summary_lines():
+            print(line)
 
 
 # ---------------------------------------------------------------- sweep-table
@@ -1119,8 +1255,12 @@ def main():
     p = sub.add_parser("compare", help="the seeds' tables for BASE (before) and NEW (after)")
     p.add_argument("--counts-only", action="store_true",
                    help="only the path counts (KVM VM stat deltas), no timings")
-    p.add_argument("base", metavar="BASE")
-    p.add_argument("new", metavar="NEW")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level of each test (default 0.05)")
+    p.add_argument("--json", action="store_true",
+                   help="every compared figure's statistics as JSON, instead of the tables")
+    p.add_argument("folders", metavar="FOLDER", nargs="+",
+                   help="BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ... (one folder per boot)")
     p = sub.add_parser("sweep-table", help="a sweep's table, CSV and plot")
     p.add_argument("dir", metavar="DIR")
     p.add_argument("prefix", metavar="SECTION_PREFIX")

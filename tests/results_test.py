@@ -12,7 +12,9 @@ inputs must give exit 2, a message naming the file, and no table.
 Exit status: 0 when every test passed, 1 otherwise.
 """
 import importlib.util
+import itertools
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -194,11 +196,31 @@ def overlap(a, b):
     return min(a) <= max(b) and min(b) <= max(a)
 
 
-def within_noise(a, b):
-    """The rule kmp_results.py documents: ranges overlap or change < larger spread."""
-    ma, mb = med(a), med(b)
-    spread = max((max(a) - min(a)) / abs(ma), (max(b) - min(b)) / abs(mb))
-    return overlap(a, b) or abs((mb - ma) / ma) < spread
+def rank_sum_p(a, b):
+    """Two-sided exact rank-sum p by enumerating every split (midranks for ties):
+    written here apart from scripts/kmp_stats.py, which counts them by a recurrence."""
+    pooled = sorted(a + b)
+    rank = {v: sum(i + 1 for i, w in enumerate(pooled) if w == v) / pooled.count(v)
+            for v in pooled}
+    ranks = [rank[v] for v in a + b]
+    mean = len(a) * (len(pooled) + 1) / 2
+    far = abs(sum(ranks[:len(a)]) - mean)
+    splits = list(itertools.combinations(ranks, len(a)))
+    return sum(abs(sum(c) - mean) >= far - 1e-9 for c in splits) / len(splits)
+
+
+def marked(line):
+    """A compare line that says its change is not significant."""
+    return " ~ (" in line
+
+
+def within_noise(a, b, alpha=0.05):
+    """Marked ~ by compare: p above alpha, or too few runs to ever reach it (not when
+    both sides are constant: then the difference is exact)."""
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        return False
+    least = 2 / math.comb(len(a) + len(b), len(a))
+    return least > alpha or rank_sum_p(a, b) > alpha
 
 
 def pct(a, b):
@@ -248,7 +270,7 @@ DLP_ROWS = [("whole slot", "dirty-log-whole"), ("192GB", "dirty-log-clear-chunk-
 
 # demand_paging sweep: (vcpus, -w) -> per-repeat overall rates (pages/s); (4, True) missing.
 # 1 vCPU w/o: ranges overlap, small change; 4 vCPUs w/o: ranges overlap, but the change
-# (+14%) is above both spreads (9.5%, 10.4%): within noise by the overlap alone.
+# (+14%) is above both spreads (9.5%, 10.4%); 3 runs a side: ~ all the same.
 DP_BASE = {(1, False): [150100, 149800, 150400], (2, False): [191000, 190500, 192300],
            (4, False): [200000, 210000, 220000], (1, True): [340000, 338000, 342000],
            (2, True): [477000, 475000, 480000]}
@@ -264,7 +286,7 @@ TB_PROFILE = ([(74.52, "[k] do_tlbies"), (2.95, "[k] kvmppc_book3s_hv_page_fault
 
 ZW_BASE, ZW_NEW = 0x174706e, 0x69c1676          # seed 004's latencies
 # (windows, ioctl latencies, lock breaks); the ioctl ranges do not overlap, but the
-# change (+32%) is below the base spread (35%): within noise all the same.
+# change (+32%) is below the base spread (35%); 3 runs a side: ~.
 ZAP_BASE = ([ZW_BASE - 1000, ZW_BASE, ZW_BASE + 5000], [29000000, 31000000, 40000000], [5, 4, 6])
 ZAP_NEW = ([ZW_NEW, ZW_NEW + 100, ZW_NEW - 300], [40500000, 41000000, 42000000], [13, 13, 12])
 
@@ -320,8 +342,10 @@ def test_compare(a, b):
     # Seed 000: the framed table, exactly, and then cell by cell.
     header = ["Clear Chunk size", "Clear dirty log time change", "vCPUs improvement"]
     widths = [len(h) for h in header]
-    rows = [[label, pct([sum(x) for x in DLP[s][1]], [sum(x) for x in DLP[s][2]]),
-             pct(DLP[s][3], DLP[s][4])] for label, s in DLP_ROWS]
+    def cell(a, b):     # the change, and ~ where it is not significant
+        return pct(a, b) + (" ~" if within_noise(a, b) else "")
+    rows = [[label, cell([sum(x) for x in DLP[s][1]], [sum(x) for x in DLP[s][2]]),
+             cell(DLP[s][3], DLP[s][4])] for label, s in DLP_ROWS]
 
     def line(cells):
         return "|" + "|".join(" " + c.ljust(w) + " " for c, w in zip(cells, widths)) + "|"
@@ -334,20 +358,17 @@ def test_compare(a, b):
     got = out[start:start + len(expect)] if start >= 0 else []
     check("seed-000 table framed exactly as the seed", got == expect,
           "\n".join(["expected:"] + expect + ["got:"] + got))
-    # Cells within noise are named right under the table, never inside it.
-    noisy = ["%s %s" % (label, col) for label, sec in DLP_ROWS
-             for col, (b_, n_) in (("clear time", ([sum(x) for x in DLP[sec][1]],
-                                                   [sum(x) for x in DLP[sec][2]])),
-                                   ("vCPUs", (DLP[sec][3], DLP[sec][4])))
-             if within_noise(b_, n_)]
-    want_noise = "# within noise: %s" % (", ".join(noisy) if noisy else "none")
+    # The ~ in a cell is explained right under the table.
+    want_noise = "# ~: not significant at alpha 0.05 (exact rank test; the lines below give " \
+                 "p and the intervals)"
     after = out[start + len(expect)] if start >= 0 and start + len(expect) < len(out) else ""
-    check("seed-000 cells within noise named on a # line under the table",
+    check("seed-000: what ~ means on a # line under the table",
           after == want_noise, "want %r\n got %r" % (want_noise, after))
     cells = [[c.strip() for c in l.strip("|").split("|")] for l in got[3::2]]
-    check("seed-000 table cells: 56%/152% (192GB), -81%/72% (1GB), whole slot",
-          cells == rows and rows[1][1:] == ["56%", "152%"] and rows[2][1:] == ["-81%", "72%"],
-          "cells %r, expected %r" % (cells, rows))
+    check("seed-000 table cells: 56%/152% (192GB), -81%/72% (1GB), whole slot; 3 runs a "
+          "side can never be significant, so every cell is marked ~",
+          cells == rows and rows[1][1:] == ["56% ~", "152% ~"] and
+          rows[2][1:] == ["-81% ~", "72% ~"], "cells %r, expected %r" % (cells, rows))
 
     # The compare lines and their noise marks; seed 003's blocks.
     for name, (chunk, cb, cn, pb, pn) in DLP.items():
@@ -364,9 +385,9 @@ def test_compare(a, b):
         check("dirty_log_perf %s: medians and change" % name,
               clear.startswith(want_c) and pages.startswith(want_p),
               "want %r\n got %r\nwant %r\n got %r" % (want_c, clear, want_p, pages))
-        check("dirty_log_perf %s: (within noise) exactly where the ranges say" % name,
-              clear.endswith("(within noise)") == within_noise(tb_, tn) and
-              pages.endswith("(within noise)") == within_noise(pb, pn) and
+        check("dirty_log_perf %s: ~ exactly where the rank test says" % name,
+              marked(clear) == within_noise(tb_, tn) and
+              marked(pages) == within_noise(pb, pn) and
               "base %s..%s (3 runs" % (ts(min(tb_)), ts(max(tb_))) in clear,
               "%s\n%s" % (clear, pages))
         block = out[head + 3:head + 5]
@@ -388,9 +409,10 @@ def test_compare(a, b):
     check("seed 003 and seed 000 each under their own title",
           at > 0 and seed000_title in out and out.index(seed000_title) < at and
           "Before optimization:" not in out[out.index(seed000_title):at], "")
-    check("dirty_log_perf: the seed's noise cases are not all alike",
-          not within_noise(DLP["dirty-log-clear-chunk-192G"][3], DLP["dirty-log-clear-chunk-192G"][4])
-          and within_noise(DLP["dirty-log-whole"][3], DLP["dirty-log-whole"][4]))
+    few = [l for l in out if l.startswith("  clear dirty log time: ")]
+    check("dirty_log_perf: 3 runs a side say they can never reach p <= 0.05, and how many can",
+          few and all("3 and 3 runs can never reach p<=0.05; 4 a side can)" in l for l in few),
+          "\n".join(few))
 
     # Seed 002: both tables and the ratio lines.
     table = "vCPUs, Paging Rate (w/o new cap), Paging Rate (w/ new cap), w/ : w/o"
@@ -404,14 +426,17 @@ def test_compare(a, b):
         for v in (1, 2, 4):
             wo, w = mean(rates[(v, False)]) / 1000, rates.get((v, True))
             w = mean(w) / 1000 if w else None
+            # the ratio cell compares the two columns: ~ where they do not differ significantly
+            mark = " ~" if w and within_noise(rates[(v, False)], rates[(v, True)]) else ""
             want.append("%d %.0f %s %s" % (v, wo, "%.0f" % w if w else "n/a",
-                                           "x%.2f" % (w / wo) if w else "n/a"))
+                                           "x%.2f%s" % (w / wo, mark) if w else "n/a"))
         got = out[k + 1:k + 4]
         ok = ok and got == want
         detail += "\nwant %r\n got %r" % (want, got)
     check("demand_paging: seed-002 tables of means for BASE and NEW, the ratio after the "
           "post's columns, n/a where -w is missing",
-          ok and out[idx[0] + 1] == "1 150 340 x2.27" and out[idx[0] + 2] == "2 191 477 x2.50"
+          ok and out[idx[0] + 1] == "1 150 340 x2.27 ~" and
+          out[idx[0] + 2] == "2 191 477 x2.50 ~"
           and out[idx[0] + 3] == "4 210 n/a n/a",
           detail)
     spread = out[idx[0] + 4] if idx else ""
@@ -424,7 +449,7 @@ def test_compare(a, b):
             v, "w/ new cap" if w else "w/o new cap", med(base) / 1000, med(new) / 1000,
             med(new) / med(base))
         l = next((l for l in out if l.startswith(prefix)), None)
-        if l is None or l.endswith("(within noise)") != within_noise(base, new):
+        if l is None or marked(l) != within_noise(base, new):
             ok, detail = False, detail + "\nno or wrong line for %r: %r" % (prefix, l)
     check("demand_paging: base -> new ratio per vCPU count, noise marked", ok, detail)
     b4, n4 = DP_BASE[(4, False)], DP_NEW[(4, False)]
@@ -438,9 +463,9 @@ def test_compare(a, b):
         med(b_) / 1000, med(n_) / 1000, med(n_) / med(b_))
     k = next((i for i, l in enumerate(out) if l.startswith("tlbie-page (")), -2)
     l = out[k + 1]
-    check("tlbie_bench: total throughput 13.5K/sec -> 51.0K/sec (x3.78), beyond noise",
+    check("tlbie_bench: total throughput 13.5K/sec -> 51.0K/sec (x3.78), ~ as the rank test says",
           l.startswith(want) and want.endswith("13.5K/sec -> 51.0K/sec (x3.78)")
-          and "(within noise)" not in l, "want %r\n got %r" % (want, l))
+          and marked(l) == within_noise(b_, n_), "want %r\n got %r" % (want, l))
     prof = out[k + 2:k + 5]
     want = ["  host profile of the median run, BASE | NEW:",
             "     74.52%  [k] do_tlbies                   |  21.28%  [k] do_tlbies",
@@ -450,7 +475,7 @@ def test_compare(a, b):
     k = next((i for i, l in enumerate(out) if l.startswith("tlbie-full (")), -2)
     full = out[k + 1]
     check("tlbie_bench: a single repeat says (1 run: noise unknown)",
-          full.endswith("(1 run: noise unknown)") and "(within noise)" not in full, full)
+          full.endswith("(1 run: noise unknown)") and not marked(full), full)
     check("tlbie_bench: a host without perf says so",
           out[k + 3].strip() == "unavailable: perf is not installed | unavailable: perf is "
           "not installed", repr(out[k + 3]))
@@ -477,9 +502,9 @@ def test_compare(a, b):
     want_i = "  ioctl latency: %d ns -> %d ns" % (med(ZAP_BASE[1]), med(ZAP_NEW[1]))
     check("zap_latency: window in decimal and hex, ioctl latency medians, noise by spread",
           win.startswith(want) and ioctl.startswith(want_i) and
-          win.endswith("(within noise)") == within_noise(ZAP_BASE[0], ZAP_NEW[0]) and
+          marked(win) == within_noise(ZAP_BASE[0], ZAP_NEW[0]) and
           not overlap(ZAP_BASE[1], ZAP_NEW[1]) and within_noise(ZAP_BASE[1], ZAP_NEW[1]) and
-          ioctl.endswith("(within noise)"),
+          marked(ioctl),
           "want %r\n got %r\nwant %r\n got %r" % (want, win, want_i, ioctl))
 
     # Reports: sections in one set only, failed runs excluded.
@@ -571,7 +596,7 @@ def test_dlp_short_loop(tmp, a, b):
           "the table, and the clear time is still compared",
           res.returncode == 0 and len(row) == 1 and "n/a (loop too short)" in row[0] and
           "-81%" in row[0] and "# vCPUs improvement n/a, 1GB NEW: " + why in out and
-          not any("1GB vCPUs" in l for l in out if l.startswith("# within noise")),
+          not any("1GB vCPUs" in l for l in out if l.startswith("# noise unknown")),
           "rc %d\n%s" % (res.returncode, "\n".join(out[:20])))
 
 
