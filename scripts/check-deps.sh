@@ -31,6 +31,8 @@ fi
 command -v xz >/dev/null 2>&1 || missing="$missing xz-utils"
 # scripts/check-record.py runs under Debian's python3 (its shebang).
 /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$missing python3-jsonschema"
+# tests/kmp_stats_test.py checks the statistics against scipy's (a test-only need).
+/usr/bin/python3 -c 'import scipy.stats' >/dev/null 2>&1 || missing="$missing python3-scipy"
 command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 if [ -n "$missing" ]; then
 	echo "missing:$missing"

@@ -36,7 +36,7 @@ if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
 	exit 4
 fi
-echo "1..28"
+echo "1..29"
 
 # 1. --dry-run over every group named in the configs.
 groups=$(sed -n 's/^groups *= *//p' "$SRC"/configs/*.cfg | tr ' ' '\n' | sort -u)
@@ -163,6 +163,17 @@ out=$("$RUN" compare "$a" "$b" 2>&1); rc=$?
 diag "$out"
 [ $rc = 0 ] && grep -q "total throughput: " <<< "$out"
 ok $? "compare of two real runs"
+
+# 12b. compare's options pass through run.sh: --json data, a bad --alpha named, one
+# folder per boot with vs (the same boot twice: warned), and an unknown option.
+json=$("$RUN" compare --json "$a" "$b" 2>&1) &&
+	python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not d["rows"])' <<< "$json" &&
+	out=$("$RUN" compare --alpha 2 "$a" "$b" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--alpha 2: a significance level is above 0 and below 1" <<< "$out" &&
+	out=$("$RUN" compare "$a" "$b" vs "$b" "$a" 2>&1) &&
+	grep -q "^# warning: BASE: folders .* are from one boot" <<< "$out" &&
+	! "$RUN" compare --bogus "$a" "$b" 2>/dev/null
+ok $? "compare --json, --alpha out of range, several folders a side with vs, unknown option"
 
 # 13. An unknown group beside a known one is an error too, not ignored.
 out=$("$RUN" -g ci -g nosuch --dry-run 2>&1); rc=$?

@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/kmp_stats.py, with KTAP output.
+
+Each method is checked against a second computation written here: every
+split of the pooled values enumerated (the rank test's p, the U null
+distribution), binomial sums (median coverage), and published values.
+Where python3-scipy is installed, the p-values are also checked against
+scipy.stats.mannwhitneyu(method="exact"): make check's dependencies
+include it (scripts/install-deps.sh).
+
+Exit status: 0 when every test passed, 1 otherwise.
+"""
+import itertools
+import math
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from kmp_testlib import SRC, ktap_report  # noqa: E402
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+sys.dont_write_bytecode = True
+import kmp_stats  # noqa: E402
+
+
+def enumerated_p(a, b):
+    """Two-sided p of the midrank sum by listing every split."""
+    pooled = sorted(a + b)
+    rank = {v: (pooled.index(v) + 1 + len(pooled) - pooled[::-1].index(v)) / 2 for v in pooled}
+    ranks = [rank[v] for v in a + b]
+    mean = len(a) * (len(pooled) + 1) / 2
+    far = abs(sum(ranks[:len(a)]) - mean)
+    splits = list(itertools.combinations(ranks, len(a)))
+    return sum(abs(sum(c) - mean) >= far - 1e-9 for c in splits) / len(splits)
+
+
+def samples(rng, ties):
+    m, n = rng.randint(2, 7), rng.randint(2, 7)
+    hi = 6 if ties else 10**6
+    shift = rng.randint(0, hi // 2)
+    return [rng.randint(0, hi) for _ in range(m)], [rng.randint(0, hi) + shift for _ in range(n)]
+
+
+def test_rank_sum(results):
+    rng = random.Random(32)
+    bad = []
+    for ties in (False, True):
+        for _ in range(150):
+            a, b = samples(rng, ties)
+            got, want = kmp_stats.rank_sum_test(a, b).p, enumerated_p(a, b)
+            if abs(got - want) > 1e-12:
+                bad.append("%r %r: p %r, every split gives %r" % (a, b, got, want))
+    results.append(("rank_sum_test: p equals the enumeration of every split, with and without "
+                    "ties (300 samples)", bad[:5]))
+    # Published: 3 against 3 fully separated, two-sided exact p = 2/20.
+    p = kmp_stats.rank_sum_test([1, 2, 3], [4, 5, 6]).p
+    results.append(("rank_sum_test: 3 vs 3 fully separated gives p = 0.1",
+                     [] if abs(p - 0.1) < 1e-12 else ["p %r" % p]))
+    try:
+        from scipy.stats import mannwhitneyu
+    except ImportError:
+        results.append(("rank_sum_test: agrees with scipy's exact Mann-Whitney U",
+                        ["python3-scipy is not installed: make deps installs it"]))
+        return
+    bad = []
+    for _ in range(150):
+        a, b = samples(rng, False)
+        ref = mannwhitneyu(a, b, method="exact")
+        got = kmp_stats.rank_sum_test(a, b)
+        if abs(got.p - ref.pvalue) > 1e-9 or got.statistic != ref.statistic:
+            bad.append("%r %r: p %r U %r, scipy p %r U %r" % (a, b, got.p, got.statistic,
+                                                            ref.pvalue, ref.statistic))
+    results.append(("rank_sum_test: p and U agree with scipy's exact Mann-Whitney U", bad[:5]))
+    bad = []
+    for n in (kmp_stats.EXACT_MAX + 1, 40):
+        a = [rng.randint(0, 40) for _ in range(n)]
+        b = [rng.randint(0, 40) + 4 for _ in range(n)]
+        ref = mannwhitneyu(a, b, method="asymptotic", use_continuity=False).pvalue
+        got = kmp_stats.rank_sum_test(a, b)
+        if abs(got.p - ref) > 1e-9 or "normal approximation" not in got.method:
+            bad.append("%d a side: %r, scipy %r" % (n, got, ref))
+    results.append(("rank_sum_test: beyond EXACT_MAX runs a side, the tie-corrected normal "
+                    "approximation, named, agrees with scipy's", bad))
+
+
+def test_least_n(results):
+    got = [(kmp_stats.min_p(3, 3), kmp_stats.least_n(0.05), kmp_stats.least_n(0.01),
+            kmp_stats.least_n(0.1))]
+    want = [(2 / 20, 4, 5, 3)]      # 2/C(8,4) = 0.029; 2/C(10,5) = 0.0079; 2/C(6,3) = 0.1
+    results.append(("least_n: 3+3 runs can never go below p = 0.1; 4 a side reach 0.05, "
+                     "5 reach 0.01", [] if got == want else ["%r, want %r" % (got, want)]))
+
+
+def test_median_ci(results):
+    bad = []
+    for n in range(1, 30):
+        xs = list(range(100, 100 + n))
+        ci = kmp_stats.median_ci(xs, 0.95)
+        # the widest interval [x_(1), x_(n)] covers 1 - 2/2^n: 95% first at n = 6
+        if n < 6:
+            if ci is not None:
+                bad.append("n %d: an interval %r, none reaches 95%%" % (n, ci))
+            continue
+        k = xs.index(ci.lo) + 1
+        cov = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        tighter = 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+        if abs(cov - ci.coverage) > 1e-12 or cov < 0.95 or (k < n // 2 and tighter >= 0.95) \
+                or ci.hi != xs[n - k]:
+            bad.append("n %d: %r, coverage %r" % (n, ci, cov))
+    results.append(("median_ci: the narrowest symmetric order-statistic interval with 95% "
+                     "coverage; none below 6 runs", bad[:5]))
+
+
+def test_shift_ci(results):
+    bad = []
+    for a, b in (([1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16]),
+                 ([10, 12, 15, 11, 9, 14, 13], [12.5, 16, 18, 13.5, 17])):
+        ci = kmp_stats.shift_ci(a, b, 0.95)
+        d = sorted(y - x for x in a for y in b)
+        # the U null distribution by listing every split, to find the critical count
+        pooled = sorted(a + b)
+        us = [sum(1 for x in c for y in set(pooled) - set(c) if x > y)
+              for c in itertools.combinations(pooled, len(a))]
+        c = max(u for u in range(len(d)) if sum(v <= u for v in us) / len(us) <= 0.025)
+        want = (d[c], d[len(d) - 1 - c], d[(len(d) - 1) // 2] if len(d) % 2 else
+                (d[len(d) // 2 - 1] + d[len(d) // 2]) / 2)
+        if (ci.lo, ci.hi, ci.shift) != want:
+            bad.append("%r %r: %r, want lo/hi/shift %r" % (a, b, ci, want))
+    results.append(("shift_ci: Hodges-Lehmann shift and its interval at the U null "
+                    "distribution's critical count", bad))
+    none = kmp_stats.shift_ci([1, 2, 3], [4, 5, 6], 0.95)
+    results.append(("shift_ci: 3+3 runs have no 95% interval", [] if none is None else [repr(none)]))
+
+
+def test_holm_geomean(results):
+    got = kmp_stats.holm([0.01, 0.04, 0.03, 0.005], 0.05)
+    # sorted: 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop
+    results.append(("holm: steps down and stops at the first p above alpha/(m - rank)",
+                    [] if got == [True, False, False, True] else [repr(got)]))
+    g, left = kmp_stats.geomean([2.0, 0.5, 4.0, 0.0, math.inf])
+    results.append(("geomean: of the positive finite ratios, 0 and infinite left out and counted",
+                    [] if abs(g - 4 ** (1 / 3)) < 1e-12 and left == 2 else ["%r %r" % (g, left)]))
+
+
+def main():
+    results = []
+    for t in (test_rank_sum, test_least_n, test_median_ci, test_shift_ci, test_holm_geomean):
+        t(results)
+    return ktap_report(results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
