@@ -839,6 +839,18 @@ def host_notes(hb, hn):
     return lines
 
 
+def unit_errors(b, n):
+    """A figure measured in one unit in BASE and another in NEW cannot be compared."""
+    units = [{}, {}]
+    for side, sec in zip(units, (b, n)):
+        for _, rec in sec.passed:
+            for name, f in rec.get("figures", {}).items():
+                side.setdefault(name, f.get("unit"))
+    return ["section %s: figure %s is in %r in BASE and %r in NEW" % (
+        b.name, name, units[0][name], units[1][name])
+        for name in sorted(set(units[0]) & set(units[1])) if units[0][name] != units[1][name]]
+
+
 def boot_id(folder):
     """host.txt's boot_id line (run.sh writes it), or None."""
     try:
@@ -955,7 +967,11 @@ def cmd_compare(args):
                              "; the hosts' page sizes differ (absent: 4K), so pages are counted "
                              "in different units" if pages else ""))
             continue
+        errors += unit_errors(b, n)
         pairs.setdefault(b.tool, []).append((b, n))
+    if base and new and not set(base) & set(new):
+        errors.append("BASE and NEW have no section in common (BASE: %s; NEW: %s): nothing "
+                      "to compare" % (", ".join(sorted(base)), ", ".join(sorted(new))))
     hb, hn = host_line(base), host_line(new)
     errors += host_errors(hb, hn)
     if errors:

@@ -167,6 +167,70 @@ def test_boots(tmp, results):
                     else [res.stderr]))
 
 
+def test_self_and_scaled(tmp, results):
+    """The issue's acceptance: a folder against itself, and against a copy with one
+    figure scaled beyond its own max/min."""
+    rates = [13400, 13950, 13100, 13720, 13555]
+    a = result_set(os.path.join(tmp, "self", "A"), rates)
+    res, out = compare("--json", a, a)
+    rows = json.loads(res.stdout)["rows"] if res.returncode == 0 else []
+    varying = [r for r in rows if r["base"]["min"] != r["base"]["max"]]
+    results.append(("a 5-run folder against itself: ~ with p = 1 on every figure that varies",
+                    [] if varying and all(r["verdict"] == "~" and r["p"] == 1 for r in varying)
+                    else [res.stderr] + ["%s %s %s" % (r["figure"], r["verdict"], r["p"])
+                                         for r in rows]))
+    factor = 1.5                # above the throughputs' own max/min (1.065)
+    b = os.path.join(tmp, "self", "B")
+    shutil.copytree(a, b)
+    for r in range(1, 6):
+        path = os.path.join(b, "tlbie.%d.json" % r)
+        with open(path) as f:
+            rec = json.load(f)
+        rec["figures"]["throughput"]["value"] *= factor
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    res, out = compare("--json", a, b)
+    rows = json.loads(res.stdout)["rows"] if res.returncode == 0 else []
+    sig = [r for r in rows if r["verdict"] == "change"]
+    t = sig[0] if sig else {}
+    results.append(("one figure scaled x1.5 in every run: that figure alone is a significant "
+                    "change, p <= 0.01 (2/252), and its interval holds +50%",
+                    [] if len(sig) == 1 and t["figure"] == "throughput" and
+                    abs(t["p"] - 2 / 252) < 1e-12 and
+                    t["change_ci_pct"][0] <= 100 * (factor - 1) <= t["change_ci_pct"][1] and
+                    all(r["p"] == 1 for r in rows if r is not t and r["p"] is not None)
+                    else [res.stderr] + ["%s %s %s %s" % (r["figure"], r["verdict"], r["p"],
+                                                          r["change_ci_pct"]) for r in rows]))
+
+
+def test_bad_sets(tmp, results):
+    a = result_set(os.path.join(tmp, "bad", "A"), [13400, 13500])
+    b = os.path.join(tmp, "bad", "B")
+    shutil.copytree(a, b)
+    for name in os.listdir(b):      # the same runs, under another section's name
+        if name.startswith("tlbie."):
+            os.rename(os.path.join(b, name), os.path.join(b, "other" + name[5:]))
+    res, out = compare(a, b)
+    results.append(("BASE and NEW with no section in common: one line, exit 2, no table",
+                    [] if res.returncode == 2 and not out and
+                    len(res.stderr.splitlines()) == 1 and "no section in common" in res.stderr
+                    else [res.stderr] + out[:3]))
+    c = os.path.join(tmp, "bad", "C")
+    shutil.copytree(a, c)
+    for r in (1, 2):
+        path = os.path.join(c, "tlbie.%d.json" % r)
+        with open(path) as f:
+            rec = json.load(f)
+        rec["figures"]["run_time"]["unit"] = "ms"
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    res, out = compare(a, c)
+    results.append(("a figure in other units on each side: one line naming it, exit 2, no table",
+                    [] if res.returncode == 2 and not out and
+                    "figure run_time is in 's' in BASE and 'ms' in NEW" in res.stderr and
+                    len(res.stderr.splitlines()) == 1 else [res.stderr] + out[:3]))
+
+
 def test_bad_alpha(tmp, results):
     a, b = os.path.join(tmp, "change", "A"), os.path.join(tmp, "change", "B")
     problems = []
@@ -181,7 +245,8 @@ def main():
     results = []
     tmp = tempfile.mkdtemp(prefix="kmp-compare-stats-")
     try:
-        for t in (test_verdicts, test_summary_json, test_boots, test_bad_alpha):
+        for t in (test_verdicts, test_summary_json, test_boots, test_self_and_scaled,
+                  test_bad_sets, test_bad_alpha):
             t(tmp, results)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
