@@ -8,7 +8,7 @@
 #   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--list] [--dry-run]
 #   ./run.sh compare BASE NEW
 #   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
-#   ./run.sh ab --kernel A --kernel B [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
+#   ./run.sh ab --kernel A [--kernel B] [--patch FILE]... [--config FRAGMENT]... [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
 #       MMU: x86_64 tdp|shadow|legacy-npt, arm64 stage2, powerpc hpt|radix
 #
 # Config text is data: sections are parsed line by line and arguments are
@@ -498,14 +498,32 @@ cmd_sweep() {
 	finish "$OUT"
 }
 
+# check_ab_mmu MMU FOLDER SIDE KERNEL: the MMU KVM used, as each record of the
+# side says (host.mmu), is the one --mmu asked for; else one line naming both.
+check_ab_mmu() {
+	local want got
+	case $1 in
+	tdp) want=tdp_mmu ;; shadow) want="shadow paging" ;; legacy-npt) want="legacy tdp" ;;
+	stage2) want=stage-2 ;; *) want=$1 ;;
+	esac
+	got=$("$PY" -c 'import glob, json, sys
+print(", ".join(sorted({json.load(open(f)).get("host", {}).get("mmu", "?")
+                        for f in glob.glob(sys.argv[1] + "/*.json")})))' "$2")
+	[ -z "$got" ] || [ "$got" = "$want" ] && return 0
+	echo "ab: side $3 ($4) ran KVM's $got MMU, but --mmu $1 asked for $want: its figures are not the pair asked for"
+	return 1
+}
+
 # ab --kernel A --kernel B SELECTION: the selection on each kernel, booted as
 # an emulated KVM host of --arch (scripts/emu/ab-side.sh), then compare A B.
 cmd_ab() {
-	local -a kernels=() sel=() passthru=()
+	local -a kernels=() sel=() passthru=() patches=() configs=() build_a=() build_b=()
 	local arch=x86_64 mmu='' smp=1 icount=shift=0,sleep=off repeat=1 params machine='' n t=0 side rc=0 a b
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--kernel) need_value --kernel "$@"; kernels+=("$2"); shift 2 ;;
+		--patch) need_value --patch "$@"; patches+=(--patch "$2"); shift 2 ;;
+		--config) need_value --config "$@"; configs+=(--config "$2"); shift 2 ;;
 		--arch) need_value --arch "$@"; arch=$2; shift 2 ;;
 		-g|-t) need_value "$1" "$@"; sel+=("$1" "$2"); shift 2 ;;
 		--repeat) need_value --repeat "$@"; check_repeat "$2"; repeat=$2; shift 2 ;;
@@ -519,9 +537,11 @@ cmd_ab() {
 		*) die "ab: unknown argument '$1'; see --help" ;;
 		esac
 	done
+	# One source and patches: A is the source, B the source with them.
+	[ ${#kernels[@]} = 1 ] && [ ${#patches[@]} -gt 0 ] && kernels+=("${kernels[0]}")
 	case ${#kernels[@]} in
-	0) die "ab: needs two kernels: --kernel A --kernel B" ;;
-	1) die "--kernel '${kernels[0]}': ab needs a second kernel (--kernel A --kernel B)" ;;
+	0) die "ab: needs two kernels: --kernel A --kernel B (or one source and --patch)" ;;
+	1) die "--kernel '${kernels[0]}': ab needs a second kernel (--kernel A --kernel B), or --patch FILE to build B as A with it" ;;
 	2) ;;
 	*) die "--kernel '${kernels[2]}': a third kernel; ab compares two" ;;
 	esac
@@ -560,10 +580,13 @@ cmd_ab() {
 	done
 	# Each kernel made ready (fetched, unpacked) before any folder is made:
 	# a bad --kernel is a one-line error.
+	# --config to every source side; --patch to B alone.
 	local -a caches=()
-	for a in "${kernels[@]}"; do
-		caches+=("$("$HERE/scripts/emu/kernel.sh" "$arch" "$a" "$HERE/build/$arch/emu-ab")") || exit $?
-	done
+	build_a=(${configs[@]+"${configs[@]}"})
+	build_b=(${configs[@]+"${configs[@]}"} ${patches[@]+"${patches[@]}"})
+	# B first: a patch that does not apply fails before anything is built.
+	caches[1]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" ${build_b[@]+"${build_b[@]}"}) || exit $?
+	caches[0]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[0]}" "$HERE/build/$arch/emu-ab" ${build_a[@]+"${build_a[@]}"}) || exit $?
 	for n in "${SELECTED[@]}"; do t=$((t + S_TIMEOUT[n] * repeat)); done
 	passthru=("${sel[@]}" --repeat "$repeat")
 	local label
@@ -595,6 +618,8 @@ cmd_ab() {
 	done
 	a=$(results_folder "$OUT/A") || exit 1
 	b=$(results_folder "$OUT/B") || exit 1
+	check_ab_mmu "$mmu" "$a" A "${kernels[0]}" || rc=1
+	check_ab_mmu "$mmu" "$b" B "${kernels[1]}" || rc=1
 	echo "=== compare A ($a) -> B ($b)"
 	"$PY" "$RESULTS_PY" compare ${counts_only:+"$counts_only"} "$a" "$b" | tee "$OUT/compare.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1

@@ -104,6 +104,45 @@ static bool module_loaded(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* Whether the first "flags" line of /proc/cpuinfo lists flag (x86). */
+static bool cpu_has_flag(const char *flag)
+{
+	char *line = NULL, *tok, *save, *colon;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	while (f && getline(&line, &cap, f) > 0) {
+		colon = strchr(line, ':');
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		for (tok = strtok_r(colon + 1, " \t\n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			found = !strcmp(tok, flag);
+		break;
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A built-in vendor module has a /sys/module folder even where its init
+ * failed (kvm_intel on an AMD CPU, when a kernel builds both in): the CPU's
+ * own extension (vmx, svm) says which of the two runs KVM.
+ */
+static bool vendor_module_runs(const char *name)
+{
+	if (!module_loaded(name))
+		return false;
+	if (!strcmp(name, "kvm_intel"))
+		return cpu_has_flag("vmx");
+	if (!strcmp(name, "kvm_amd"))
+		return cpu_has_flag("svm");
+	return true;
+}
+
 static int no_dot_files(const struct dirent *e)
 {
 	return e->d_name[0] != '.';
@@ -312,7 +351,7 @@ void host_desc_read(struct host_desc *d)
 
 	snprintf(d->kvm_module, sizeof(d->kvm_module), "none");
 	for (i = 0; i < ARRAY_SIZE(kvm_vendor_modules); i++) {
-		if (module_loaded(kvm_vendor_modules[i])) {
+		if (vendor_module_runs(kvm_vendor_modules[i])) {
 			snprintf(d->kvm_module, sizeof(d->kvm_module), "%s",
 				 kvm_vendor_modules[i]);
 			break;

@@ -98,6 +98,14 @@ x86_64) kmods="virt/lib/irqbypass drivers/crypto/ccp/ccp arch/x86/kvm/kvm arch/x
 powerpc) kmods="arch/powerpc/kvm/kvm arch/powerpc/kvm/kvm-hv" ;;
 *) kmods= ;;	# arm64: KVM is built in
 esac
+# KVM built in (kernel.sh marks such a tree; Debian's arm64 always): nothing
+# to load, so neither is what kvm-amd's module needs (ccp, irqbypass), and
+# its parameters reach it only on the kernel command line.
+cmdline_params=
+if [ -z "$kmods" ] || [ -f "$cache/kvm-builtin" ] ||
+	grep -qx "kernel/${kmods##* }.ko" "$root/lib/modules/$kver/modules.builtin" 2>/dev/null; then
+	kmods= cmdline_params=$modparams
+fi
 insmods=
 for m in $kmods; do
 	base=$(basename "$m")
@@ -126,7 +134,7 @@ for m in $kmods; do
 	insmods="$insmods
 insmod /lib/modules/$base.ko$params || echo \"KMP-EMU: insmod $base$params failed\""
 done
-for p in $modparams; do
+for p in ${kmods:+$modparams}; do
 	case " ${kmods//-/_} " in
 	*"/${p%%.*} "*) ;;
 	*) echo "emu/boot.sh: KMP_EMU_MODPARAMS '$p' names no KVM module this host loads ($kmods)" >&2; exit 2 ;;
@@ -177,16 +185,16 @@ x86_64)
 	# request for a gigantic page can fail on fragmentation (there is no CMA).
 	qemu=(qemu-system-x86_64 -accel "${KMP_EMU_ACCEL:-tcg,thread=single}" -cpu max
 	      -kernel "$root/boot/vmlinuz-$kver"
-	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 hugepagesz=1G hugepages=2") ;;
+	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 hugepagesz=1G hugepages=2${cmdline_params:+ $cmdline_params}") ;;
 arm64)
 	qemu=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu "max,pauth=off"
 	      -kernel "$root/boot/vmlinuz-$kver"
-	      -append "console=ttyAMA0 rdinit=/init panic=-1 quiet loglevel=3") ;;
+	      -append "console=ttyAMA0 rdinit=/init panic=-1 quiet loglevel=3${cmdline_params:+ $cmdline_params}") ;;
 powerpc)
 	machine=${KMP_EMU_MACHINE:-powernv8}
 	qemu=(qemu-system-ppc64 -M "$machine" -cpu "power${machine#powernv}"
 	      -kernel "$root/boot/vmlinux-$kver"
-	      -append "console=hvc0 rdinit=/init panic=-1 quiet loglevel=3") ;;
+	      -append "console=hvc0 rdinit=/init panic=-1 quiet loglevel=3${cmdline_params:+ $cmdline_params}") ;;
 esac
 log=${KMP_EMU_LOG:-$work/console.log}
 echo "  EMU     $name: ${qemu[0]} ($kver${modparams:+, $modparams}), timeout ${timeout_s}s" >&2

@@ -3,8 +3,12 @@
 # root/boot/vmlinuz-KVER, root/lib/modules/KVER, root/bin/busybox,
 # kernel-package, kernel-origin) for one kernel of `run.sh ab`, and print
 # its path.
-# Usage: scripts/emu/kernel.sh ARCH SPEC CACHE_PARENT
+# Usage: scripts/emu/kernel.sh ARCH SPEC CACHE_PARENT [--patch FILE]... [--config FRAGMENT]...
 # SPEC is one of:
+#   linux-source-6.12            a Debian source package, or
+#   path/to/source               an unbuilt kernel source tree: built first by
+#                                kernel-build.sh (with the patches and config
+#                                fragments), then booted as a TREE below;
 #   linux-image-6.1.0-57-amd64   a Debian package, downloaded with apt;
 #   path/to/linux-image-*.deb    a package file;
 #   TREE[:MODPATH]               a kernel build tree (its image: x86_64
@@ -17,6 +21,7 @@
 # Errors are one line naming SPEC, exit 2 (bad SPEC) or 1 (a failed fetch).
 set -euo pipefail
 arch=$1 spec=$2 parent=$3
+shift 3
 src=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "run.sh ab: --kernel '$spec': $*" >&2; exit 2; }
 # Per arch: the image in a build tree and its name in boot/ (boot.sh's
@@ -29,6 +34,14 @@ powerpc) image=vmlinux boot=vmlinux kvm_mod=arch/powerpc/kvm/kvm-hv builtin_cfg=
 *) die "kernels for an emulated $arch host are not supported (x86_64, arm64 or powerpc)" ;;
 esac
 mkdir -p "$parent"
+
+# A source is built first; what it builds is a TREE.
+srcdir=${spec%%:*}
+if [[ $spec == linux-source-* ]] || { [[ $spec == */* ]] && [ -f "$srcdir/Kconfig" ] && [ ! -f "$srcdir/$image" ]; }; then
+	spec=$("$src/scripts/emu/kernel-build.sh" "$arch" "$spec" "$parent" "$@") || exit $?
+elif [ $# -gt 0 ]; then
+	die "${1#--} given, but this is a package or a built tree, with no source to patch or configure (give linux-source-X.Y or a source tree)"
+fi
 
 # busybox-static comes with Debian's default kernel (make check-ARCH's cache).
 busybox_from_base() {
@@ -105,7 +118,18 @@ linux-image-*)
 	fi
 	busybox_from_base "$cache"
 	echo "linux-image-$kver" > "$cache/kernel-package"
-	echo "build tree $tree" > "$cache/kernel-origin"
+	[ $builtin = 1 ] && touch "$cache/kvm-builtin"	# boot.sh: parameters on the command line
+	if [ -f "$tree/kmp-provenance" ]; then	# built by kernel-build.sh: what it was built from
+		cp "$tree/kmp-provenance" "$cache/kernel-provenance"
+		# One line, into each record's host.emulated: no ( ) or , (compare parses it).
+		{
+			printf 'built from %s' "$(sed -n 's/^source: //p' "$tree/kmp-provenance")"
+			sed -n 's/^patch: \([^ ]*\) \(.*\)/ + patch \1 sha256 \2/p' "$tree/kmp-provenance" | tr -d '\n'
+			printf '; config sha256 %s\n' "$(sed -n 's/^config: //p' "$tree/kmp-provenance")"
+		} | tr -d '(),' > "$cache/kernel-origin"
+	else
+		echo "build tree $tree" > "$cache/kernel-origin"
+	fi
 	touch "$cache/.complete" ;;
 esac
 echo "$cache"
