@@ -33,19 +33,6 @@ esac
 start=$SECONDS
 phase() { printf 'kernel-build: [%3ds] %s\n' $((SECONDS - start)) "$*" >&2; }
 
-# The build host's tools, installed as the emulated hosts' packages are.
-need=()
-for t in flex:flex bison:bison bc:bc ccache:ccache "${cross}gcc:gcc-${cross%-}" xz:xz-utils; do
-	command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
-done
-[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
-[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
-if [ ${#need[@]} -gt 0 ]; then
-	phase "installing ${need[*]}"
-	apt-get install -y --no-install-recommends "${need[@]}" > /dev/null ||
-		{ echo "run.sh ab: cannot install ${need[*]} (apt-get install failed)" >&2; exit 1; }
-fi
-
 # The source: a package is unpacked once into the cache; a tree is checked.
 case $source in
 */*)
@@ -130,6 +117,19 @@ if [ ${#patches[@]} -gt 0 ]; then
 			fail 2 "--patch '$p' failed to apply"
 	done
 	rm -f "$work/.complete"
+fi
+
+# The build host's tools, installed as the emulated hosts' packages are.
+need=()
+for t in flex:flex bison:bison bc:bc ccache:ccache "${cross}gcc:gcc-${cross%-}" xz:xz-utils; do
+	command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
+done
+[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
+[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+if [ ${#need[@]} -gt 0 ]; then
+	phase "installing ${need[*]}"
+	apt-get install -y --no-install-recommends "${need[@]}" > /dev/null ||
+		{ echo "run.sh ab: cannot install ${need[*]} (apt-get install failed)" >&2; exit 1; }
 fi
 
 mk() { nice -n 10 make -C "$work" O="$out.tmp/obj" ARCH=$karch ${cross:+CROSS_COMPILE=$cross} \

@@ -36,8 +36,10 @@ esac
 mkdir -p "$parent"
 
 # A source is built first; what it builds is a TREE.
+# A path (it has a /) without a built image is a source; kernel-build.sh
+# says what is wrong with it when it is not a kernel source tree.
 srcdir=${spec%%:*}
-if [[ $spec == linux-source-* ]] || { [[ $spec == */* ]] && [ -f "$srcdir/Kconfig" ] && [ ! -f "$srcdir/$image" ]; }; then
+if [[ $spec == linux-source-* ]] || { [[ $spec == */* ]] && [ ! -f "$srcdir/$image" ]; }; then
 	spec=$("$src/scripts/emu/kernel-build.sh" "$arch" "$spec" "$parent" "$@") || exit $?
 elif [ $# -gt 0 ]; then
 	die "${1#--} given, but this is a package or a built tree, with no source to patch or configure (give linux-source-X.Y or a source tree)"

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Tests of run.sh ab's kernel sources (KTAP): the bad inputs that are refused
+# before anything is unpacked or built, each with a one-line error that
+# names it, exit 2, the user's tree untouched and nothing left in the cache.
+# (The ones that need a source unpacked or configured, and a failed build,
+# are in make check-ab-source: scripts/emu/check-ab-source.sh.)
+set -u
+SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
+RUN=$SRC/run.sh
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export KMP_RESULTS=$TMP/results
+CACHE=$SRC/build/x86_64/emu-ab
+n=0 failed=0
+
+ok() {	# ok CONDITION-EXIT-CODE NAME
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# refused NAME EXPECTED-TEXT ARGS...: run.sh ab ARGS exits 2 with one stderr
+# line holding EXPECTED-TEXT, and the cache folder is as it was.
+refused() {
+	local name=$1 want=$2 before after out rc
+	shift 2
+	before=$(ls -A "$CACHE" 2>/dev/null)
+	out=$("$RUN" ab "$@" -g seed-004 2>&1 > /dev/null); rc=$?
+	after=$(ls -A "$CACHE" 2>/dev/null)
+	[ $rc = 2 ] && [ "$(grep -c . <<< "$out")" = 1 ] && grep -qF -- "$want" <<< "$out" &&
+		[ "$before" = "$after" ]
+	local r=$?
+	[ $r = 0 ] || printf '# rc %s: %s\n' "$rc" "${out//$'\n'/$'\n'# }"
+	ok $r "$name"
+}
+
+echo "TAP version 13"
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "1..0 # SKIP run.sh ab runs emulated hosts built on x86_64"
+	exit 4
+fi
+if [ ! -x "$SRC/build/x86_64/bin/zap_latency" ]; then
+	echo "1..0 # SKIP the x86_64 binaries are not built (make)"
+	exit 4
+fi
+echo "1..8"
+
+echo "x" > "$TMP/fix.patch"
+refused "a source path that does not exist" "--kernel '$TMP/nope/': no such folder" \
+	--kernel "$TMP/nope/" --patch "$TMP/fix.patch"
+mkdir -p "$TMP/notkernel"
+echo hello > "$TMP/notkernel/README"
+refused "a folder that is not a kernel source tree" "not a kernel source tree" \
+	--kernel "$TMP/notkernel/" --kernel "$TMP/notkernel/"
+
+# A tree built in place: refused, and not cleaned.
+mkdir -p "$TMP/built/arch/x86" "$TMP/built/include/config"
+touch "$TMP/built/Makefile" "$TMP/built/Kconfig"
+echo "CONFIG_KVM=y" > "$TMP/built/.config"
+sum=$(find "$TMP/built" -type f -exec sha256sum {} + | sort | sha256sum)
+refused "a source tree built in place is refused, not cleaned" "was built in place" \
+	--kernel "$TMP/built/" --patch "$TMP/fix.patch"
+[ "$sum" = "$(find "$TMP/built" -type f -exec sha256sum {} + | sort | sha256sum)" ] &&
+	[ -d "$TMP/built/include/config" ]
+ok $? "the tree built in place is left exactly as it was"
+
+refused "--patch with an image package for B: no source to patch" "no source to patch" \
+	--kernel linux-image-6.12.118+deb12-amd64 --patch "$TMP/fix.patch"
+refused "--patch naming no file" "--patch '$TMP/none.patch': no such readable file" \
+	--kernel linux-source-6.12 --patch "$TMP/none.patch"
+refused "--config naming no file" "--config '$TMP/none.config': no such readable file" \
+	--kernel linux-source-6.12 --kernel linux-source-6.12 --config "$TMP/none.config"
+refused "a source package name that is not linux-source-X.Y" "not a source package name" \
+	--kernel linux-source-6.12-rc1 --patch "$TMP/fix.patch"
+
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]
