@@ -10,6 +10,7 @@
 #                        sets inside emulated KVM hosts (QEMU; packages fetched
 #                        on first use): x86's TDP, shadow and legacy MMUs
 #   make check-ab        run.sh ab repeats: one kernel twice under icount
+#   make check-ab-source run.sh ab from source: seed 004's pair built and run
 #
 # Variables: ARCH (x86_64, arm64, powerpc), CROSS_COMPILE, CC, OUTPUT, KSFT_DIR,
 # V=1 (show commands), WERROR=0 (warnings are not errors), SANITIZE=1 (host
@@ -310,6 +311,22 @@ check-ab:
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= \
 		OUTPUT=$(SRC)/build/powerpc all
 	$(Q)$(SRC)/tests/ab_repeat_check.py
+# make check-ab-source: run.sh ab from kernel source, tests/ab_source_check.py:
+# seed 004's pair (linux-source-6.12 and its patch) built, booted on the legacy
+# MMU, run twice (the second builds nothing), and the bad builds.
+.PHONY: check-ab-source
+check-ab-source:
+	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
+	$(Q)$(SRC)/tests/ab_source_check.py
+# make check-ab-source-cross (outside CI: two cold cross builds of a kernel):
+# linux-source-6.12 built for arm64 and powerpc, each booted as its host.
+.PHONY: check-ab-source-cross
+check-ab-source-cross:
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= \
+		OUTPUT=$(SRC)/build/arm64 all
+	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= \
+		OUTPUT=$(SRC)/build/powerpc all
+	$(Q)$(SRC)/tests/ab_source_check.py --cross
 EMU_ARCH_x86 := x86_64
 EMU_ARCH_arm64 := arm64
 EMU_ARCH_ppc64 := powerpc

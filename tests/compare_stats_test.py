@@ -15,12 +15,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
-from kmp_testlib import SRC, ktap_report  # noqa: E402
+from kmp_testlib import SRC, run_steps  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("results_test",
                                                os.path.join(HERE, "results_test.py"))
@@ -242,15 +241,9 @@ def test_bad_alpha(tmp, results):
 
 
 def main():
-    results = []
-    tmp = tempfile.mkdtemp(prefix="kmp-compare-stats-")
-    try:
-        for t in (test_verdicts, test_summary_json, test_boots, test_self_and_scaled,
-                  test_bad_sets, test_bad_alpha):
-            t(tmp, results)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return ktap_report(results)
+    return run_steps("kmp-compare-stats-", (test_verdicts, test_summary_json, test_boots,
+                                             test_self_and_scaled, test_bad_sets,
+                                             test_bad_alpha))
 
 
 if __name__ == "__main__":

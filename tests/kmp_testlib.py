@@ -271,3 +271,15 @@ def ktap_report(results):
     failed = sum(1 for _, p in results if p)
     print("# %d passed, %d failed" % (len(results) - failed, failed))
     return 1 if failed else 0
+
+
+def run_steps(prefix, steps):
+    """Each step(tmp, results) in one temporary folder, removed at the end; KTAP."""
+    results = []
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        for step in steps:
+            step(tmp, results)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ktap_report(results)
