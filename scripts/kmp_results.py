@@ -821,7 +821,17 @@ def host_notes(hb, hn):
                   if hb.get(k) != hn.get(k)]
         if emulated_setup(hb) != emulated_setup(hn):
             differ.append("emulated")
-        if hb.get("kernel") != hn.get("kernel"):
+        built = [re.search(r"built from (.*?)((?: \+ patch \S+ sha256 \S+)*); config "
+                           r"sha256 (\S+)", h.get("emulated") or "") for h in (hb, hn)]
+        if all(built) and built[0].group(1) == built[1].group(1):
+            # run.sh ab from source (scripts/emu/kernel.sh): say exactly what differs.
+            patches = [m.group(2).strip(" +").split(" + ") if m.group(2) else [] for m in built]
+            added = [p for p in patches[1] if p not in patches[0]]
+            lines.append("# BASE and NEW: one emulated machine, one source (%s) built twice; NEW "
+                         "adds %s%s" % (built[0].group(1), "; ".join(added) or "no patch",
+                                        "" if built[0].group(3) == built[1].group(3) else
+                                        "; the configs differ too"))
+        elif hb.get("kernel") != hn.get("kernel"):
             lines.append("# BASE and NEW: one emulated machine, two kernels: a kernel A/B (the "
                          "kernels differ in more than any one patch)")
     if differ:

@@ -70,6 +70,8 @@ def pair_checks(recs, out):
                     not re.search(r"config sha256 [0-9a-f]{64}", emu) or \
                     (("patch seed-004-no-batch-zap.patch sha256 " + sha) in emu) != (side == "B"):
                 problems.append("%s %s: provenance missing or wrong in %r" % (side, name, emu))
+    if "NEW adds patch seed-004-no-batch-zap.patch sha256 %s" % sha not in out:
+        problems.append("compare does not say NEW adds the patch (with its sha256)")
     if "ab: side" in out and "MMU, but --mmu" in out:
         problems.append("ab says a side ran another MMU")
     return problems

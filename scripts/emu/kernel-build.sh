@@ -99,13 +99,17 @@ fail() {	# fail STATUS MESSAGE: the log's end, and nothing left to be taken as b
 	exit "$1"
 }
 
-# Patches on a copy (hard links: patch replaces the files it changes, so
-# the source's own files are never written).
-work=$tree
+# Every build is of a copy beside its objects (hard links: patch replaces the
+# files it changes, so the source's own files are never written).  The same
+# layout for every build, and ccache's base_dir, make the compiler's paths
+# the same relative ones: a patched build reuses what the unpatched one compiled.
+work=$out.tmp/src
+# (another filesystem takes no hard links: then a real copy)
+cp -al "$tree" "$work" 2> /dev/null || { rm -rf "$work"; cp -a "$tree" "$work"; }
+rm -f "$work/.complete"
+export CCACHE_BASEDIR=$out.tmp
 if [ ${#patches[@]} -gt 0 ]; then
 	phase "checking ${#patches[@]} patch(es) on a copy of the source"
-	work=$out.tmp/src
-	cp -al "$tree" "$work"
 	for p in "${patches[@]}"; do
 		if ! msg=$(patch -d "$work" -p1 --dry-run -N -s < "$p" 2>&1); then
 			hunk=$(grep -m1 -E 'Hunk #[0-9]+ FAILED|can.t find file|malformed|Reversed' <<< "$msg" || true)
@@ -116,7 +120,6 @@ if [ ${#patches[@]} -gt 0 ]; then
 		patch -d "$work" -p1 -N -s --no-backup-if-mismatch < "$p" >> "$log" 2>&1 ||
 			fail 2 "--patch '$p' failed to apply"
 	done
-	rm -f "$work/.complete"
 fi
 
 # The build host's tools, installed as the emulated hosts' packages are.
@@ -163,7 +166,7 @@ cfg_hash=$(sha256sum < "$out.tmp/obj/.config" | cut -c1-64)
 	echo "config: $cfg_hash"
 	echo "compiler: $("${cross}gcc" --version | head -1)"
 } > "$out.tmp/obj/kmp-provenance"
-rm -rf "$out.tmp/src"		# the patched copy: only links, nothing to keep
+rm -rf "$out.tmp/src"		# the copy: links, or the user's own files again
 mv "$out.tmp/obj" "$out.tmp/tree"
 mv "$log" "$out.tmp/tree/build.log"
 touch "$out.tmp/.complete"
