@@ -44,7 +44,7 @@ def ab(args, res):
 
 
 def sides(res):
-    run = glob.glob(os.path.join(res, "ab-*"))
+    run = glob.glob(os.path.join(res, "*-ab-*"))
     return [records(os.path.join(run[0], s)) if run else {} for s in ("A", "B")]
 
 
@@ -88,7 +88,8 @@ def bad_builds(tmp, results):
                 os.path.join(tmp, "r1"))
     results.append(("a patch that does not apply: exit 2, the file and its failed hunk named, "
                     "nothing built", [] if r.returncode == 2 and
-                    "--patch '%s' does not apply" % stale in out and "Hunk #1 FAILED" in out
+                    "--patch '%s' does not apply" % stale in out and
+                    "hunk #1 of arch/x86/kvm/mmu/mmu.c FAILED at line 6454" in out
                     and sorted(os.listdir(CACHE)) == before else out.splitlines()[-5:]))
     frag = os.path.join(tmp, "dropped.config")
     with open(frag, "w") as f:      # an option no Kconfig defines: always dropped
@@ -152,6 +153,9 @@ def pair(tmp, results):
     r, out = ab(AB, os.path.join(tmp, "again"))
     again = sides(os.path.join(tmp, "again"))
     problems = [] if r.returncode == 0 else ["exit %d" % r.returncode]
+    if not all(first) or [sorted(x) for x in first] != [sorted(x) for x in again]:
+        problems.append("records: first %r, again %r" % ([sorted(x) for x in first],
+                                                         [sorted(x) for x in again]))
     if "building bzImage" in out or out.count("kernel-build: [  0s] cached:") != 2:
         problems.append("a kernel was built again")
     worst = [0.0]

@@ -92,7 +92,10 @@ log=$out.tmp/build.log
 : > "$log"
 fail() {	# fail STATUS MESSAGE: the log's end, and nothing left to be taken as built
 	echo "run.sh ab: $2" >&2
-	tail -n 20 "$log" | sed 's/^/  | /' >&2
+	# The first errors (make -j goes on with other jobs after one), then the end.
+	grep -m 3 -E '(error|Error):? ' "$log" | grep -v '^make' | sed 's/^/  | /' >&2
+	echo "  | ..." >&2
+	tail -n 12 "$log" | sed 's/^/  | /' >&2
 	rm -rf "$parent/failed-$key"
 	mv "$out.tmp" "$parent/failed-$key"
 	echo "run.sh ab: the whole log: $parent/failed-$key/build.log" >&2
@@ -111,8 +114,11 @@ export CCACHE_BASEDIR=$out.tmp
 if [ ${#patches[@]} -gt 0 ]; then
 	phase "checking ${#patches[@]} patch(es) on a copy of the source"
 	for p in "${patches[@]}"; do
-		if ! msg=$(patch -d "$work" -p1 --dry-run -N -s < "$p" 2>&1); then
-			hunk=$(grep -m1 -E 'Hunk #[0-9]+ FAILED|can.t find file|malformed|Reversed' <<< "$msg" || true)
+		if ! msg=$(patch -d "$work" -p1 --dry-run -N < "$p" 2>&1); then
+			# "checking file F" then "Hunk #N FAILED at L.": name both.
+			hunk=$(awk '/^(checking|patching) file /{f=$3} /Hunk #[0-9]+ FAILED/{sub(/\.$/, "", $5)
+				print "hunk " $2 " of " f " FAILED at line " $5; exit}
+				/can.t find file|malformed|Reversed/{print; exit}' <<< "$msg")
 			rm -rf "$out.tmp"
 			echo "run.sh ab: --patch '$p' does not apply to $source: ${hunk:-$(head -1 <<< "$msg")}" >&2
 			exit 2
