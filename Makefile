@@ -244,9 +244,12 @@ ifeq ($(SANITIZE),1)
 CHECK_ENV += ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	LSAN_OPTIONS=suppressions=$(SRC)/tests/lsan.supp
 endif
+# CHECK_SCRIPTS= runs the C tests alone (.ci/run's clang pass: the script
+# tests do not depend on the compiler, and the gcc and ASan passes run them).
+CHECK_SCRIPTS ?= $(SCRIPT_TESTS)
 check: all
 	$(Q)$(CHECK_ENV) $(SRC)/scripts/ktap-run.sh $(KSFT_INC) \
-		$(OUTPUT)/bin $(SRC)/configs/settings $(notdir $(UNIT_BIN) $(SMOKE_BINS)) $(SCRIPT_TESTS)
+		$(OUTPUT)/bin $(SRC)/configs/settings $(notdir $(UNIT_BIN) $(SMOKE_BINS)) $(CHECK_SCRIPTS)
 
 # make run_tests: every benchmark at its default scale (until the benchmarks
 # exist, the smoke tests) through the real run_kselftest.sh.
