@@ -498,22 +498,6 @@ cmd_sweep() {
 	finish "$OUT"
 }
 
-# check_ab_mmu MMU FOLDER SIDE KERNEL: the MMU KVM used, as each record of the
-# side says (host.mmu), is the one --mmu asked for; else one line naming both.
-check_ab_mmu() {
-	local want got
-	case $1 in
-	tdp) want=tdp_mmu ;; shadow) want="shadow paging" ;; legacy-npt) want="legacy tdp" ;;
-	stage2) want=stage-2 ;; *) want=$1 ;;
-	esac
-	got=$("$PY" -c 'import glob, json, sys
-print(", ".join(sorted({json.load(open(f)).get("host", {}).get("mmu", "?")
-                        for f in glob.glob(sys.argv[1] + "/*.json")})))' "$2")
-	[ -z "$got" ] || [ "$got" = "$want" ] && return 0
-	echo "ab: side $3 ($4) ran KVM's $got MMU, but --mmu $1 asked for $want: its figures are not the pair asked for"
-	return 1
-}
-
 # ab --kernel A --kernel B SELECTION: the selection on each kernel, booted as
 # an emulated KVM host of --arch (scripts/emu/ab-side.sh), then compare A B.
 cmd_ab() {
@@ -618,8 +602,8 @@ cmd_ab() {
 	done
 	a=$(results_folder "$OUT/A") || exit 1
 	b=$(results_folder "$OUT/B") || exit 1
-	check_ab_mmu "$mmu" "$a" A "${kernels[0]}" || rc=1
-	check_ab_mmu "$mmu" "$b" B "${kernels[1]}" || rc=1
+	"$HERE/scripts/emu/ab-mmu-check.sh" "$mmu" "$a" A "${kernels[0]}" || rc=1
+	"$HERE/scripts/emu/ab-mmu-check.sh" "$mmu" "$b" B "${kernels[1]}" || rc=1
 	echo "=== compare A ($a) -> B ($b)"
 	"$PY" "$RESULTS_PY" compare ${counts_only:+"$counts_only"} "$a" "$b" | tee "$OUT/compare.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1

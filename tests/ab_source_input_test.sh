@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Tests of run.sh ab's kernel sources (KTAP): the bad inputs that are refused
 # before anything is unpacked or built, each with a one-line error that
-# names it, exit 2, the user's tree untouched and nothing left in the cache.
+# names it, exit 2, the user's tree untouched and nothing left in the cache;
+# and ab's check of the MMU each side's records name.
 # (The ones that need a source unpacked or configured, and a failed build,
 # are in make check-ab-source: scripts/emu/check-ab-source.sh.)
 set -u
@@ -48,7 +49,7 @@ if [ ! -x "$SRC/build/x86_64/bin/zap_latency" ]; then
 	echo "1..0 # SKIP the x86_64 binaries are not built (make)"
 	exit 4
 fi
-echo "1..8"
+echo "1..10"
 
 echo "x" > "$TMP/fix.patch"
 refused "a source path that does not exist" "--kernel '$TMP/nope/': no such folder" \
@@ -77,6 +78,16 @@ refused "--config naming no file" "--config '$TMP/none.config': no such readable
 	--kernel linux-source-6.12 --kernel linux-source-6.12 --config "$TMP/none.config"
 refused "a source package name that is not linux-source-X.Y" "not a source package name" \
 	--kernel linux-source-6.12-rc1 --patch "$TMP/fix.patch"
+
+# The MMU each side's records name against --mmu (scripts/emu/ab-mmu-check.sh).
+mkdir -p "$TMP/side"
+echo '{"host": {"mmu": "tdp_mmu"}}' > "$TMP/side/zap.1.json"
+out=$("$SRC/scripts/emu/ab-mmu-check.sh" legacy-npt "$TMP/side" B linux-source-6.12); rc=$?
+[ $rc = 1 ] && [ "$out" = "ab: side B (linux-source-6.12) ran KVM's tdp_mmu MMU, but --mmu legacy-npt asked for legacy tdp: its figures are not the pair asked for" ]
+ok $? "a side whose records name another MMU than --mmu fails, naming both"
+echo '{"host": {"mmu": "legacy tdp"}}' > "$TMP/side/zap.1.json"
+"$SRC/scripts/emu/ab-mmu-check.sh" legacy-npt "$TMP/side" B linux-source-6.12
+ok $? "a side whose records name --mmu's MMU passes"
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
