@@ -432,6 +432,13 @@ results_folder() {
 cmd_compare() {
 	local -a opts=() dirs=()
 	local d
+	# Every folder named must exist, before any is read.
+	for d in "$@"; do
+		case $d in -*|vs) ;; *) [ "${opts[*]: -1}" = --alpha ] || [ -d "$d" ] ||
+			die "compare: '$d' is not a results folder (it does not exist)" ;; esac
+		opts+=("$d")
+	done
+	opts=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--alpha) [ $# -ge 2 ] || die "compare: --alpha needs a value (above 0, below 1)"
@@ -439,8 +446,7 @@ cmd_compare() {
 		--json) opts+=("$1"); shift ;;
 		-*) die "compare: unknown option '$1' (--alpha A, --json)" ;;
 		vs) dirs+=(vs); shift ;;
-		*) [ -d "$1" ] || die "compare: '$1' is not a results folder (it does not exist)"
-			d=$(results_folder "$1") || exit 2
+		*) d=$(results_folder "$1") || exit 2
 			dirs+=("$d"); shift ;;
 		esac
 	done
@@ -568,9 +574,12 @@ cmd_ab() {
 	local -a caches=()
 	build_a=(${configs[@]+"${configs[@]}"})
 	build_b=(${configs[@]+"${configs[@]}"} ${patches[@]+"${patches[@]}"})
-	# B first: a patch that does not apply fails before anything is built.
-	caches[1]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" ${build_b[@]+"${build_b[@]}"}) || exit $?
+	# B's patches are tried first: one that does not apply fails before anything is built.
+	if [ ${#patches[@]} -gt 0 ]; then
+		"$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" "${build_b[@]}" --check > /dev/null || exit $?
+	fi
 	caches[0]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[0]}" "$HERE/build/$arch/emu-ab" ${build_a[@]+"${build_a[@]}"}) || exit $?
+	caches[1]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" ${build_b[@]+"${build_b[@]}"}) || exit $?
 	for n in "${SELECTED[@]}"; do t=$((t + S_TIMEOUT[n] * repeat)); done
 	passthru=("${sel[@]}" --repeat "$repeat")
 	local label

@@ -2,7 +2,8 @@
 # Build a KVM host kernel from source for `run.sh ab`, out of tree, into a
 # cache keyed by everything that changes the image; print the build folder
 # (a TREE for scripts/emu/kernel.sh).
-# Usage: scripts/emu/kernel-build.sh ARCH SOURCE CACHE_PARENT [--patch FILE]... [--config FRAGMENT]...
+# Usage: scripts/emu/kernel-build.sh ARCH SOURCE CACHE_PARENT [--patch FILE]... [--config FRAGMENT]... [--check]
+# (--check: unpack the source and try the patches; build nothing)
 # SOURCE: a Debian source package by name (linux-source-6.12, linux-source-6.1),
 # installed with apt; or a path (it has a /) to an unbuilt kernel source tree.
 # The source is never written to.  Patches (git format-patch, a b4 mbox, or
@@ -13,12 +14,13 @@ set -euo pipefail
 arch=$1 source=$2 parent=$3
 shift 3
 src=$(cd "$(dirname "$0")/../.." && pwd)
-patches=() fragments=()
+patches=() fragments=() check_only=0
 die() { echo "run.sh ab: --kernel '$source': $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--patch) [ -f "${2:-}" ] && [ -r "$2" ] || { echo "run.sh ab: --patch '${2:-}': no such readable file" >&2; exit 2; }
 		patches+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
+	--check) check_only=1; shift ;;
 	--config) [ -f "${2:-}" ] && [ -r "$2" ] || { echo "run.sh ab: --config '${2:-}': no such readable file" >&2; exit 2; }
 		fragments+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
 	*) echo "kernel-build.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -126,6 +128,10 @@ if [ ${#patches[@]} -gt 0 ]; then
 		patch -d "$work" -p1 -N -s --no-backup-if-mismatch < "$p" >> "$log" 2>&1 ||
 			fail 2 "--patch '$p' failed to apply"
 	done
+fi
+if [ $check_only = 1 ]; then	# --check: the patches apply; build nothing
+	rm -rf "$out.tmp"
+	exit 0
 fi
 
 # The build host's tools, installed as the emulated hosts' packages are.

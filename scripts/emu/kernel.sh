@@ -3,7 +3,8 @@
 # root/boot/vmlinuz-KVER, root/lib/modules/KVER, root/bin/busybox,
 # kernel-package, kernel-origin) for one kernel of `run.sh ab`, and print
 # its path.
-# Usage: scripts/emu/kernel.sh ARCH SPEC CACHE_PARENT [--patch FILE]... [--config FRAGMENT]...
+# Usage: scripts/emu/kernel.sh ARCH SPEC CACHE_PARENT [--patch FILE]... [--config FRAGMENT]... [--check]
+# (--check: a source's patches are tried, and nothing is built)
 # SPEC is one of:
 #   linux-source-6.12            a Debian source package, or
 #   path/to/source               an unbuilt kernel source tree: built first by
@@ -41,6 +42,7 @@ mkdir -p "$parent"
 srcdir=${spec%%:*}
 if [[ $spec == linux-source-* ]] || { [[ $spec == */* ]] && [ ! -f "$srcdir/$image" ]; }; then
 	spec=$("$src/scripts/emu/kernel-build.sh" "$arch" "$spec" "$parent" "$@") || exit $?
+	[[ " $* " == *" --check "* ]] && exit 0	# the patches apply: nothing more asked
 elif [ $# -gt 0 ]; then
 	die "${1#--} given, but this is a package or a built tree, with no source to patch or configure (give linux-source-X.Y or a source tree)"
 fi
