@@ -49,7 +49,7 @@ if [ ! -x "$SRC/build/x86_64/bin/zap_latency" ]; then
 	echo "1..0 # SKIP the x86_64 binaries are not built (make)"
 	exit 4
 fi
-echo "1..10"
+echo "1..11"
 
 echo "x" > "$TMP/fix.patch"
 refused "a source path that does not exist" "--kernel '$TMP/nope/': no such folder" \
@@ -69,6 +69,13 @@ refused "a source tree built in place is refused, not cleaned" "was built in pla
 [ "$sum" = "$(find "$TMP/built" -type f -exec sha256sum {} + | sort | sha256sum)" ] &&
 	[ -d "$TMP/built/include/config" ]
 ok $? "the tree built in place is left exactly as it was"
+
+# A package file's path has a / too, but it is not a source to build.
+mkdir -p "$TMP/debs"
+echo junk > "$TMP/debs/linux-image-6.12.0-1-amd64.deb"
+refused "a package file in a folder is read as a package, not as a source" \
+	"not a Debian package file" --kernel "$TMP/debs/linux-image-6.12.0-1-amd64.deb" \
+	--kernel "$TMP/debs/linux-image-6.12.0-1-amd64.deb"
 
 refused "--patch with an image package for B: no source to patch" "no source to patch" \
 	--kernel linux-image-6.12.118+deb12-amd64 --patch "$TMP/fix.patch"

@@ -37,10 +37,11 @@ esac
 mkdir -p "$parent"
 
 # A source is built first; what it builds is a TREE.
-# A path (it has a /) without a built image is a source; kernel-build.sh
-# says what is wrong with it when it is not a kernel source tree.
+# A path (it has a /) without a built image, and not a package file, is a
+# source; kernel-build.sh says what is wrong with it when it is not a
+# kernel source tree.
 srcdir=${spec%%:*}
-if [[ $spec == linux-source-* ]] || { [[ $spec == */* ]] && [ ! -f "$srcdir/$image" ]; }; then
+if [[ $spec == linux-source-* ]] || { [[ $spec == */* && $spec != *.deb ]] && [ ! -f "$srcdir/$image" ]; }; then
 	spec=$("$src/scripts/emu/kernel-build.sh" "$arch" "$spec" "$parent" "$@") || exit $?
 	[[ " $* " == *" --check "* ]] && exit 0	# the patches apply: nothing more asked
 elif [ $# -gt 0 ]; then
