@@ -33,6 +33,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import kmp_stats  # noqa: E402
+
 MIB = 1 << 20
 OVERHEAD_BUDGET = 0.01              # harness share of a timed phase
 FIDELITY_RANGE = (0.95, 1.05)       # suite / independent
@@ -76,17 +79,24 @@ LOCKSTEP = {"own CPUs": ["-v", "1", "-b", "64M", "-i", "10"],
 
 
 # Noise as a user meets it: run.sh's own sections (configs/*.cfg, the ci
-# group's) run NOISE_RUNS times each; the CV of one run's headline figure.
-# Budgets: 5% for the ioctl figures, 10% for rates.  Judged only when the
-# host was idle at the start (1-minute load average at most LOAD_MAX).
-NOISE = {"dlp-seed003": (("get_dirty_log_time", "clear_dirty_log_time"), 0.05),
-         "zap-seed004": (("ioctl_latency",), 0.05),
-         "dp-missing": (("overall_paging_rate",), 0.10),
-         "tlbie-seed001": (("throughput",), 0.10)}
-NOISE_RUNS = 10
-# The floor: each section's bare tool (FIDELITY), run between the suite's
-# runs with the section's options that it takes.  Its CV is what this host
-# gives any program issuing those ioctls; the suite cannot be quieter.
+# group's), each run in pairs with its bare tool (FIDELITY) issuing the
+# same ioctls with the options it takes.  The bare tool's spread is what
+# this host gives any program issuing those ioctls; the budget is that the
+# suite's is not significantly larger (kmp_stats.spread_test, one-sided,
+# at NOISE_ALPHA), judged every run whatever the host's load: the pairs
+# interleave, so the load falls on both sides alike.
+NOISE = {"dlp-seed003": ("get_dirty_log_time", "clear_dirty_log_time"),
+         "zap-seed004": ("ioctl_latency",),
+         "dp-missing": ("overall_paging_rate",),
+         "tlbie-seed001": ("throughput",)}
+NOISE_ALPHA = 0.05
+# Pairs a section runs: the fewest at which the test finds a spread ratio
+# of 1.5 in 4 runs of 5 (kmp_stats.spread_power(50, 1.5) = 0.82, 2000
+# lognormal draws; 40 pairs give 0.74, 30 give 0.62).
+NOISE_PAIRS = 50
+# The noise runs' share of make bench's 10 minutes: a section whose pairs
+# would not fit (timed from its first pair) is dropped, and its row says so.
+NOISE_BUDGET_S = 330
 BARE_OPTS = {"dirty_log_perf": "vbik", "demand_paging": "vbr", "zap_latency": "vbi",
              "tlbie_bench": "vt"}
 LOAD_MAX = 1.0
@@ -175,28 +185,57 @@ def bare_args(tool, a):
     return out
 
 
+def noise_pair(args, tmp, results, name, i):
+    """Run pair i of section name: the suite and its bare tool one after the
+    other, in turn first (so neither always meets the other's leftovers).
+    Its (suite, bare) headline figures, or None when either run failed."""
+    r = results["raw"]["noise"][name]
+    t0 = time.monotonic()
+    got = {}
+    for side in (("suite", "bare") if i % 2 == 0 else ("bare", "suite")):
+        what = "noise %s %s run %d" % (name, side, i + 1)
+        if side == "suite":
+            rec = passing_record(args, tmp, r["tool"], r["args"], None, results, what)
+            got[side] = noise_headline(r["tool"], rec) if rec else None
+            continue
+        rc, out, _, _, _ = run([os.path.join(args.tools, r["bare"])] + r["bare_args"], label=what)
+        if rc != 0:
+            results["failures"].append("%s: exit %d" % (what, rc))
+        got[side] = tool_headline(r["tool"], json.loads(out)) if rc == 0 else None
+    r["seconds"] += time.monotonic() - t0
+    if got["suite"] and got["bare"]:
+        r["pairs"].append([got["suite"], got["bare"]])
+
+
 def noise_runs(args, tmp, results):
+    """NOISE_PAIRS pairs (5 with --quick) of each section that fits in
+    NOISE_BUDGET_S: one pair of each times it, the cheapest fit first."""
     raw = results["raw"]["noise"] = {}
     for name in NOISE:
         tool, a = config_section(args.src, name)
-        fid = FIDELITY[tool][0]
-        fa = bare_args(tool, a)
-        raw[name] = {"tool": tool, "args": a, "values": [], "steal_ticks": 0,
-                     "bare": fid, "bare_args": fa, "bare_values": []}
+        raw[name] = {"tool": tool, "args": a, "bare": FIDELITY[tool][0],
+                     "bare_args": bare_args(tool, a), "pairs": [], "seconds": 0.0,
+                     "steal_ticks": 0, "dropped": None}
+    pairs = 5 if args.quick else NOISE_PAIRS
+    for name in NOISE:
+        noise_pair(args, tmp, results, name, 0)
+    left = NOISE_BUDGET_S - sum(r["seconds"] for r in raw.values())
+    for name in sorted(NOISE, key=lambda n: raw[n]["seconds"]):
+        r = raw[name]
+        need = r["seconds"] * (pairs - 1)
+        if need > left:
+            r["dropped"] = ("%d pairs would take %.0f s (%.1f s a pair), and %.0f s of the "
+                            "noise budget's %d s are left" % (pairs, need + r["seconds"],
+                                                              r["seconds"], max(left, 0),
+                                                              NOISE_BUDGET_S))
+            log("noise: %s dropped: %s" % (name, r["dropped"]))
+            continue
+        left -= need
         steal0 = steal_ticks()
-        for i in range(NOISE_RUNS):
-            rec = passing_record(args, tmp, tool, a, None, results,
-                                 "noise %s run %d" % (name, i + 1))
-            if rec:
-                raw[name]["values"].append(noise_headline(tool, rec))
-            rc, out, _, _, _ = run([os.path.join(args.tools, fid)] + fa,
-                                   label="noise %s bare run %d" % (name, i + 1))
-            if rc != 0:
-                results["failures"].append("noise %s bare run %d: exit %d" % (name, i + 1, rc))
-            else:
-                raw[name]["bare_values"].append(tool_headline(tool, json.loads(out)))
-        raw[name]["steal_ticks"] = steal_ticks() - steal0
-    log("noise: %d runs of each of %s" % (NOISE_RUNS, ", ".join(NOISE)))
+        for i in range(1, pairs):
+            noise_pair(args, tmp, results, name, i)
+        r["steal_ticks"] = steal_ticks() - steal0
+        log("noise: %s: %d complete pairs in %.0f s" % (name, len(r["pairs"]), r["seconds"]))
 
 
 def log(msg):
@@ -654,32 +693,10 @@ def build_rows(results):
                 cv_unpinned=cu, cv_pinned=cp, cv_median3_unpinned=mu, cv_median3_pinned=mp,
                 unpinned=xu, pinned=xp)
 
-    # 3b. Noise as budgeted: run.sh's sections, the CV of one run's headline over the runs.
-    load = results.get("load_start")
+    # 3b. Noise as budgeted: run.sh's sections against their bare tools, pair by pair.
     for name, r in results["raw"].get("noise", {}).items():
-        figs, budget = NOISE[name]
-        for fig in figs:
-            xs = [v[fig] for v in r["values"]]
-            bs = [v[fig] for v in r.get("bare_values", [])]
-            c = cv(xs)
-            cb = cv(bs) if len(bs) > 1 else None
-            judged = load is not None and load <= LOAD_MAX
-            f = fmt_s if "time" in fig or "latency" in fig else (lambda x: "%.4g/s" % x)
-            floor = "; bare %s %s, between them: %s" % (
-                r["bare"], " ".join(r["bare_args"]),
-                "CV %s (%s..%s)%s" % (fmt_pct(cb), f(min(bs)), f(max(bs)),
-                                      ", over budget too: the host's floor" if cb > budget
-                                      else "") if cb is not None else "no runs")
-            row("noise", "%s (%s %s) %s: CV of one run's figure (n=%d)" % (
-                name, r["tool"], " ".join(r["args"]), fig, len(xs)),
-                "%s (%s..%s; host steal time %d ms over the runs%s)" % (
-                    fmt_pct(c), f(min(xs)), f(max(xs)),
-                    r["steal_ticks"] * 1000 // os.sysconf("SC_CLK_TCK"),
-                    floor) if xs else "no runs",
-                "<= %s" % fmt_pct(budget),
-                ("ok" if xs and c <= budget else "FAIL") if judged else
-                "not judged (load %.2f > %.1f at the start)" % (load or -1, LOAD_MAX),
-                cv=c, values=xs, bare_cv=cb, bare_values=bs)
+        for fig in NOISE[name]:
+            noise_row(row, name, r, fig)
 
     # 4. Memory: peak RSS - guest memory, over every run of each binary.
     # Lockstep wake-up skew: spin-then-block against the condvar alone, in one run.
@@ -769,6 +786,35 @@ def build_rows(results):
     return rows
 
 
+def noise_row(row, name, r, fig):
+    """The row of one figure of a noise section: the suite's spread over its
+    bare tool's, with its interval and the one-sided test's verdict."""
+    label = "%s (%s %s) %s: spread, suite / bare %s %s" % (
+        name, r["tool"], " ".join(r["args"]), fig, r["bare"], " ".join(r["bare_args"]))
+    budget = "suite not noisier (p > %g)" % NOISE_ALPHA
+    if r["dropped"]:
+        row("noise", label, "dropped: " + r["dropped"], budget, "not run")
+        return
+    pairs = [(s[fig], b[fig]) for s, b in r["pairs"]]
+    if len(pairs) < 3:
+        row("noise", label, "%d complete pairs: too few to compare" % len(pairs), budget, "FAIL")
+        return
+    suite, bare = [p[0] for p in pairs], [p[1] for p in pairs]
+    test = kmp_stats.spread_test(suite, bare)
+    ratio, lo, hi = kmp_stats.spread_ratio_ci(pairs)
+    f = fmt_s if "time" in fig or "latency" in fig else (lambda x: "%.4g/s" % x)
+    value = "%s (95%% CI %s; suite %s, bare %s; CV %s, %s; medians %s, %s; %d pairs, p=%.3g, " \
+        "%s; host steal time %d ms)" % (
+            "%.2f" % ratio if ratio is not None else "n/a (bare has no spread)",
+            "%.2f..%.2f" % (lo, hi) if lo is not None else "n/a",
+            fmt_pct(kmp_stats.spread(suite)), fmt_pct(kmp_stats.spread(bare)),
+            fmt_pct(cv(suite)), fmt_pct(cv(bare)), f(median(suite)), f(median(bare)),
+            len(pairs), test.p, test.method, r["steal_ticks"] * 1000 // os.sysconf("SC_CLK_TCK"))
+    row("noise", label, value, budget, "FAIL" if test.p <= NOISE_ALPHA else "ok",
+        ratio=ratio, ratio_lo=lo, ratio_hi=hi, p=test.p, method=test.method,
+        values=suite, bare_values=bare)
+
+
 def print_table(rows, file=sys.stdout):
     w = [max(len(r[k]) for r in rows) for k in ("figure", "value", "budget", "verdict")]
     w[0] = max(w[0], len("figure"))
@@ -854,7 +900,8 @@ def main():
         results["load_start"] = wait_for_idle()
         results["load_before"] = os.getloadavg()
         if results["load_start"] > LOAD_MAX:
-            log("load average %.2f > %.1f after %d s: noise is measured, not judged" % (
+            log("load average %.2f > %.1f after %d s: noise is judged all the same (each "
+                "pair shares the load)" % (
                 results["load_start"], LOAD_MAX, LOAD_WAIT_S))
         noise_runs(args, tmp, results)
         paired_runs(args, tmp, results)

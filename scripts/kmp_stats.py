@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Distribution-free statistics for run.sh compare: small samples, exact.
 
-A sample is one value per run (or per boot), never per iteration.  Every
-method here is exact for the sample sizes the suite runs (tens, not
-thousands), needs no distribution assumption, and has no randomness:
+A sample is one value per run (or per boot), never per iteration.  compare's
+methods are exact for the sample sizes the suite runs (tens, not
+thousands), need no distribution assumption, and have no randomness; make
+bench's spread comparison is the Brown-Forsythe t test, with a bootstrap
+interval and a simulated power, both with a fixed seed:
 
   median_ci        order-statistic interval of a median (binomial coverage)
   rank_sum_test    two-sided Mann-Whitney U test: the exact permutation
@@ -13,8 +15,14 @@ thousands), needs no distribution assumption, and has no randomness:
   least_n          the fewest runs a side at which the test can reach alpha
   holm             Holm's step-down correction over many tests
   geomean          geometric mean of ratios, leaving out those with a 0
+  spread_test      is one sample more spread than another: Brown-Forsythe's
+                   deviations from the median, of the log values, ranked
+  spread_ratio_ci  the ratio of two samples' spreads, with a bootstrap
+                   interval
+  spread_power     how often spread_test finds a given ratio at n a side
 """
 import math
+import random
 from collections import namedtuple
 
 MedianCI = namedtuple("MedianCI", "lo hi coverage")
@@ -76,39 +84,46 @@ def _subset_sum_counts(weights, m):
     return table[m]
 
 
-def rank_sum_test(a, b):
+def rank_sum_test(a, b, greater=False):
     """Two-sided exact Mann-Whitney U: p = P(|W - E W| >= |w - E W|) over all
     C(m+n, m) equally likely splits of the pooled values, W the (mid)rank sum
     of a.  Without ties this is the exact U test; with ties it is the exact
-    permutation test of the same statistic."""
+    permutation test of the same statistic.  greater: one-sided, p = P(W >= w)
+    (the alternative that a's values are the larger)."""
     m, n = len(a), len(b)
     ranks = _midranks(list(a) + list(b))
     w = sum(ranks[:m])             # doubled, like every rank here
     mean = m * (m + n + 1)         # E W, doubled
     u = w / 2 - m * (m + 1) / 2
+    side = "one-sided " if greater else ""
     if min(m, n) > EXACT_MAX:
-        return TestResult(_normal_p(ranks, m, w, mean), u,
-                          "Mann-Whitney U, normal approximation with tie correction "
-                          "(more than %d runs a side)" % EXACT_MAX)
+        return TestResult(_normal_p(ranks, m, w, mean, greater), u,
+                          "%sMann-Whitney U, normal approximation with tie correction "
+                          "(more than %d runs a side)" % (side, EXACT_MAX))
     dist = _subset_sum_counts(ranks, m)
     total = math.comb(m + n, m)
-    far = abs(w - mean)
-    hits = sum(c for s, c in dist.items() if abs(s - mean) >= far)
+    if greater:
+        hits = sum(c for s, c in dist.items() if s >= w)
+    else:
+        hits = sum(c for s, c in dist.items() if abs(s - mean) >= abs(w - mean))
     return TestResult(min(1.0, hits / total), u,
-                      "exact Mann-Whitney U" + (" (permutation, ties)" if len(set(a) | set(b))
-                                                < m + n else ""))
+                      "exact %sMann-Whitney U" % side + (
+                          " (permutation, ties)" if len(set(a) | set(b)) < m + n else ""))
 
 
-def _normal_p(ranks, m, w, mean):
-    """Two-sided p of the (doubled) rank sum w by the normal approximation:
-    the permutation variance of the sum, which accounts for ties exactly."""
+def _normal_p(ranks, m, w, mean, greater=False):
+    """p of the (doubled) rank sum w by the normal approximation (two-sided,
+    or one-sided P(W >= w)): the permutation variance of the sum, which
+    accounts for ties exactly."""
     big_n = len(ranks)
     avg = sum(ranks) / big_n
     var = m * (big_n - m) / (big_n * (big_n - 1)) * sum((r - avg) ** 2 for r in ranks)
     if var == 0:
         return 1.0
-    z = abs(w - mean) / math.sqrt(var)
-    return min(1.0, math.erfc(z / math.sqrt(2)))
+    z = (w - mean) / math.sqrt(var)
+    if greater:
+        return min(1.0, 0.5 * math.erfc(z / math.sqrt(2)))
+    return min(1.0, math.erfc(abs(z) / math.sqrt(2)))
 
 
 def min_p(m, n):
@@ -201,3 +216,110 @@ def geomean(ratios):
     if not good:
         return None, len(ratios)
     return math.exp(sum(math.log(r) for r in good) / len(good)), len(ratios) - len(good)
+
+
+def log_spread(xs):
+    """Each value's |log x - median of the log values|: Brown-Forsythe's
+    deviations, on a log scale so that they are relative (a 10% swing reads
+    about 0.1 whatever the unit)."""
+    logs = [math.log(x) for x in xs]
+    mid = median(logs)
+    return [abs(v - mid) for v in logs]
+
+
+def spread(xs):
+    """The mean of log_spread(xs): a robust relative spread (about 0.8 CV for
+    normal values)."""
+    d = log_spread(xs)
+    return sum(d) / len(d)
+
+
+def spread_test(a, b):
+    """Is a more spread than b?  The Brown-Forsythe test, one-sided: Student's
+    t on the absolute deviations from each sample's median (log_spread),
+    which needs no normal values, only deviations well enough behaved for a
+    t test; on log values, so that a spread is relative."""
+    za, zb = log_spread(a), log_spread(b)
+    m, n = len(za), len(zb)
+    method = "Brown-Forsythe (one-sided t on |log x - median|)"
+    if m < 2 or n < 2:
+        return TestResult(1.0, None, method)
+    ma, mb = sum(za) / m, sum(zb) / n
+    ss = sum((z - ma) ** 2 for z in za) + sum((z - mb) ** 2 for z in zb)
+    df = m + n - 2
+    if ss == 0:
+        return TestResult(1.0 if ma <= mb else 0.0, None, method)
+    t = (ma - mb) / math.sqrt(ss / df * (1 / m + 1 / n))
+    return TestResult(student_t_sf(t, df), t, method)
+
+
+def student_t_sf(t, df):
+    """P(T >= t) for Student's t with df degrees of freedom."""
+    tail = 0.5 * _reg_inc_beta(df / 2, 0.5, df / (df + t * t))
+    return tail if t >= 0 else 1 - tail
+
+
+def _reg_inc_beta(a, b, x):
+    """The regularized incomplete beta I_x(a, b), by its continued fraction
+    (modified Lentz), on the side where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _reg_inc_beta(b, a, 1 - x)
+    front = math.exp(a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b)
+                     - math.lgamma(a) - math.lgamma(b)) / a
+    tiny = 1e-300
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        else:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + num / c
+        c = c if abs(c) > tiny else tiny
+        f *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return front * (f - 1)
+
+
+def spread_ratio_ci(pairs, conf=0.95, draws=2000, seed=1):
+    """spread(a) / spread(b) of pairs [(a_i, b_i)] run one after the other,
+    and its percentile bootstrap interval: whole pairs are resampled, so the
+    load a pair shared stays shared.  None for an interval no draw could
+    give (a side with no spread)."""
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    sb = spread(b)
+    ratio = spread(a) / sb if sb else None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(draws):
+        pick = rng.choices(pairs, k=len(pairs))
+        db = spread([p[1] for p in pick])
+        if db:
+            ratios.append(spread([p[0] for p in pick]) / db)
+    if not ratios:
+        return ratio, None, None
+    ratios.sort()
+    cut = int(len(ratios) * (1 - conf) / 2)
+    return ratio, ratios[cut], ratios[len(ratios) - 1 - cut]
+
+
+def spread_power(n, ratio, alpha=0.05, draws=400, seed=1):
+    """The share of spread_test runs, on n lognormal values a side whose log
+    spreads differ by ratio, that find a more spread than b at alpha: how
+    likely n pairs are to resolve that ratio (simulated, fixed seed)."""
+    rng = random.Random(seed)
+    hits = 0
+    for _ in range(draws):
+        a = [math.exp(rng.gauss(0, 0.1 * ratio)) for _ in range(n)]
+        b = [math.exp(rng.gauss(0, 0.1)) for _ in range(n)]
+        hits += spread_test(a, b).p <= alpha
+    return hits / draws

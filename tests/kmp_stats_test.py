@@ -144,9 +144,91 @@ def test_holm_geomean(results):
                     [] if abs(g - 4 ** (1 / 3)) < 1e-12 and left == 2 else ["%r %r" % (g, left)]))
 
 
+def test_one_sided(results):
+    rng = random.Random(33)
+    bad = []
+    for _ in range(100):
+        a, b = samples(rng, rng.random() < 0.5)
+        pooled = sorted(a + b)
+        rank = {v: (pooled.index(v) + 1 + len(pooled) - pooled[::-1].index(v)) / 2 for v in pooled}
+        ranks = [rank[v] for v in a + b]
+        w = sum(ranks[:len(a)])
+        splits = list(itertools.combinations(ranks, len(a)))
+        want = sum(sum(c) >= w - 1e-9 for c in splits) / len(splits)
+        got = kmp_stats.rank_sum_test(a, b, greater=True).p
+        if abs(got - want) > 1e-12:
+            bad.append("%r %r: p %r, every split gives %r" % (a, b, got, want))
+    results.append(("rank_sum_test greater: P(W >= w) over every split (100 samples)", bad[:5]))
+
+
+def test_student_t(results):
+    # Published: t(10) = 2.228 at the 0.025 upper tail; t(1) is Cauchy.
+    bad = []
+    for t, df, want in ((2.228138851986, 10, 0.025), (1.0, 1, 0.25), (0.0, 7, 0.5),
+                        (-1.0, 1, 0.75)):
+        got = kmp_stats.student_t_sf(t, df)
+        if abs(got - want) > 1e-9:
+            bad.append("t %r df %r: %r, want %r" % (t, df, got, want))
+    try:
+        from scipy.stats import t as student
+    except ImportError:
+        bad.append("python3-scipy is not installed: make deps installs it")
+    else:
+        rng = random.Random(34)
+        for _ in range(500):
+            t, df = rng.uniform(-9, 9), rng.choice([1, 2, 3, 5, 9, 20, 48, 98, 400])
+            if abs(kmp_stats.student_t_sf(t, df) - student.sf(t, df)) > 1e-10:
+                bad.append("t %r df %r: %r, scipy %r" % (t, df, kmp_stats.student_t_sf(t, df),
+                                                          student.sf(t, df)))
+    results.append(("student_t_sf: published quantiles, and scipy's t.sf at 500 points", bad[:5]))
+
+
+def test_spread(results):
+    rng = random.Random(35)
+    bad = []
+    try:
+        from scipy.stats import levene
+    except ImportError:
+        bad.append("python3-scipy is not installed: make deps installs it")
+    else:
+        # Brown-Forsythe is Levene's test centred on the median; one-sided = half
+        # the two-sided p on the side of the statistic.
+        for _ in range(100):
+            n, m = rng.randint(3, 30), rng.randint(3, 30)
+            a = [rng.lognormvariate(0, rng.uniform(0.05, 0.3)) for _ in range(n)]
+            b = [rng.lognormvariate(0, rng.uniform(0.05, 0.3)) for _ in range(m)]
+            got = kmp_stats.spread_test(a, b)
+            ref = levene([math.log(x) for x in a], [math.log(x) for x in b], center="median")
+            want = ref.pvalue / 2 if got.statistic > 0 else 1 - ref.pvalue / 2
+            if abs(got.p - want) > 1e-9 or abs(got.statistic ** 2 - ref.statistic) > 1e-6:
+                bad.append("%d+%d: p %r t %r, scipy p %r W %r" % (n, m, got.p, got.statistic,
+                                                                 ref.pvalue, ref.statistic))
+    results.append(("spread_test: Brown-Forsythe on log values, as scipy's levene(center="
+                    "'median'), halved for one side", bad[:5]))
+    # Its size and power at the pairs make bench runs (bench.py NOISE_PAIRS).
+    size = kmp_stats.spread_power(50, 1.0, draws=2000)
+    power = kmp_stats.spread_power(50, 1.5, draws=2000)
+    results.append(("spread_test: at 50 a side, equal spreads pass at about alpha, a ratio of "
+                    "1.5 is found 4 times in 5", [] if 0.03 <= size <= 0.07 and power >= 0.8
+                    else ["size %r power %r" % (size, power)]))
+    # A suite whose every deviation is twice its bare tool's: ratio 2, in its interval.
+    bare = [math.exp(rng.gauss(0, 0.1)) for _ in range(20)]
+    mid = kmp_stats.median([math.log(x) for x in bare])
+    suite = [math.exp(mid + 2 * (math.log(x) - mid)) for x in bare]
+    r, lo, hi = kmp_stats.spread_ratio_ci(list(zip(suite, bare)))
+    again = kmp_stats.spread_ratio_ci(list(zip(suite, bare)))
+    results.append(("spread_ratio_ci: twice the deviations read 2.00, inside an interval that "
+                    "repeats (fixed seed)", [] if abs(r - 2) < 1e-9 and lo <= 2 <= hi and
+                    (r, lo, hi) == again else ["%r %r %r / %r" % (r, lo, hi, again)]))
+    flat = kmp_stats.spread_ratio_ci([(1.0, 2.0)] * 5)
+    results.append(("spread_ratio_ci: a bare side with no spread gives no ratio",
+                    [] if flat == (None, None, None) else [repr(flat)]))
+
+
 def main():
     results = []
-    for t in (test_rank_sum, test_least_n, test_median_ci, test_shift_ci, test_holm_geomean):
+    for t in (test_rank_sum, test_least_n, test_median_ci, test_shift_ci, test_holm_geomean,
+              test_one_sided, test_student_t, test_spread):
         t(results)
     return ktap_report(results)
 
