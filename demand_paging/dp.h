@@ -62,6 +62,9 @@ static inline int dp_readers(const struct dp_opts *o, uint32_t nr_vcpus)
 const char *mem_fault_unsupported_reason(const struct dp_opts *o);
 struct dp_run;
 bool mem_fault_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu);
+/* Sets the seed-002 flag on every test memslot: 0, or the first -errno. */
+int mem_fault_enable(struct memstress *ms);
+extern const char mem_fault_mechanism[];
 
 /* paging.c */
 struct dp_run {

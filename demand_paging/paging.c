@@ -136,6 +136,10 @@ void dp_run_once(const struct dp_opts *o, uint32_t nr_vcpus, bool mem_fault_exit
 	if (o->mode != UFFD_MODE_NONE)
 		regions_create(&run, run.ms->pages_per_vcpu * SZ_4K);
 	if (mem_fault_exits) {
+		int ret = mem_fault_enable(run.ms);
+
+		/* The probe took the flag on this kernel: a refusal now is a bug. */
+		TEST_ASSERT(!ret, "-w: %s failed: %s", mem_fault_mechanism, strerror(-ret));
 		run.ms->on_exit = mem_fault_on_exit;
 	}
 

@@ -52,13 +52,18 @@ void dp_print_result(const struct dp_opts *o, const struct dp_result *r)
 	ksft_print_msg("handler time: %.1f%% outside the resolving ioctl; %.1f%% the suite's "
 		       "own (not the ioctl, the message read, the source read or -d)\n", 100 * outside_ioctl(r),
 		       100 * handler_overhead(r));
-	if (r->mem_fault_exits)
-		ksft_print_msg("memory-fault exits: %lu handled by vCPU threads (%lu already "
-			       "resolved); latency from the exit reaching the thread p50 %.1f us, "
-			       "p99 %.1f us (apart from the readers')\n",
+	if (r->mem_fault_exits) {
+		ksft_print_msg("memory-fault exits (%s): %lu handled by vCPU threads, %lu "
+			       "resolved by the thread's own UFFDIO_COPY/CONTINUE (no wake), %lu "
+			       "already resolved by a reader and made present with "
+			       "MADV_POPULATE_WRITE\n", mem_fault_mechanism,
 			       (unsigned long)r->mem_fault_exits_seen,
-			       (unsigned long)r->mem_fault_eexist, r->exit_p50_ns / 1000.0,
-			       r->exit_p99_ns / 1000.0);
+			       (unsigned long)(r->mem_fault_exits_seen - r->mem_fault_eexist),
+			       (unsigned long)r->mem_fault_eexist);
+		ksft_print_msg("memory-fault exit latency, from the exit reaching the thread: "
+			       "p50 %.1f us, p99 %.1f us (apart from the readers')\n",
+			       r->exit_p50_ns / 1000.0, r->exit_p99_ns / 1000.0);
+	}
 }
 
 /* Mean overall rate, in thousands of pages/s, of the runs for (vcpus, w). */
@@ -185,6 +190,10 @@ static void write_run(struct json *j, const struct dp_result *r)
 	record_figure(j, "handler_outside_ioctl_share", "ratio", outside_ioctl(r), NULL, 0);
 	record_figure(j, "handler_overhead_share", "ratio", handler_overhead(r), NULL, 0);
 	record_figure(j, "mem_fault_exits", "exits", r->mem_fault_exits_seen, NULL, 0);
+	/* How each exit was resolved: the thread's own uffd ioctl, or a populate. */
+	record_figure(j, "mem_fault_exits_uffd_resolved", "exits",
+		      r->mem_fault_exits_seen - r->mem_fault_eexist, NULL, 0);
+	record_figure(j, "mem_fault_exits_populated", "exits", r->mem_fault_eexist, NULL, 0);
 	json_object_end(j);
 	json_object_end(j);
 }
@@ -194,6 +203,7 @@ int dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
 		   const char *reason)
 {
 	int ret;
+	bool w_ran = false;
 	struct host_desc host;
 	struct json j;
 
@@ -203,6 +213,10 @@ int dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
 	record_begin(&j, "demand_paging", argc, argv, &host);
 	write_params(&j, o);
 	json_string(&j, "mem_fault_exits_unsupported", w_reason);
+	/* The mechanism -w used, where a run used it; else null. */
+	for (int i = 0; i < nr; i++)
+		w_ran |= res[i].mem_fault_exits;
+	json_string(&j, "mem_fault_mechanism", w_ran ? mem_fault_mechanism : NULL);
 	if (nr == 1 && !o->nr_sweep) {
 		json_object_begin(&j, "figures");
 		record_figure(&j, "total_guest_execution_time", "s", ts_to_sec(res->total),

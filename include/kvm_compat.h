@@ -42,6 +42,22 @@
 #define KVM_X86_QUIRK_SLOT_ZAP_ALL (1 << 7)
 #endif
 
+/* KVM_SET_USER_MEMORY_REGION2 (6.8): the only memslot ioctl taking flag bits above 1. */
+#ifndef KVM_SET_USER_MEMORY_REGION2
+struct kvm_userspace_memory_region2 {
+	__u32 slot;
+	__u32 flags;
+	__u64 guest_phys_addr;
+	__u64 memory_size;
+	__u64 userspace_addr;
+	__u64 guest_memfd_offset;
+	__u32 guest_memfd;
+	__u32 pad1;
+	__u64 pad2[14];
+};
+#define KVM_SET_USER_MEMORY_REGION2 _IOW(KVMIO, 0x49, struct kvm_userspace_memory_region2)
+#endif
+
 /*
  * run->memory_fault (6.8): the exit union's member for KVM_EXIT_MEMORY_FAULT.
  * Older headers lack it; it sits at the start of the union, like padding.

@@ -99,6 +99,8 @@ int kvm_check_cap(long cap);
 int vm_check_cap(struct kvm_vm *vm, long cap);
 /* KVM_ENABLE_CAP on the VM; returns 0 or -errno (no assertion: callers decide). */
 int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
+/* Re-set memslot `slot` with `flags` through KVM_SET_USER_MEMORY_REGION2: 0 or -errno. */
+int __vm_mem_region_set_flags2(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
 void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
 
 /*

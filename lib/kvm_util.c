@@ -148,6 +148,23 @@ static void set_region(struct kvm_vm *vm, struct kvm_userspace_memory_region *kr
 	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, kr);
 }
 
+int __vm_mem_region_set_flags2(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
+{
+	struct mem_region *r = vm_mem_region(vm, slot);
+	struct kvm_userspace_memory_region2 kr2 = {
+		.slot = r->kr.slot,
+		.flags = flags,
+		.guest_phys_addr = r->kr.guest_phys_addr,
+		.memory_size = r->kr.memory_size,
+		.userspace_addr = r->kr.userspace_addr,
+	};
+
+	if (__vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION2, &kr2))
+		return -errno;
+	r->kr.flags = flags;
+	return 0;
+}
+
 struct mem_region *vm_mem_add(struct kvm_vm *vm, enum backing_src_type src,
 			      uint64_t gpa, uint32_t slot, uint64_t size, uint32_t flags)
 {
