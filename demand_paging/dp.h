@@ -40,6 +40,7 @@ struct dp_result {
 	double overall_rate;		/* pages/s */
 	uint64_t pages;			/* pages touched, all vCPUs */
 	struct uffd_fault_stats faults;	/* summed over uffds and readers */
+	uint64_t reader_faults;		/* of those, the readers' (a vCPU waited in the uffd) */
 	uint64_t mem_fault_exits_seen;	/* KVM_EXIT_MEMORY_FAULT handled */
 	uint64_t mem_fault_eexist;	/* ...of which already resolved */
 	uint64_t p50_ns, p99_ns;	/* reader latency per fault */

@@ -88,6 +88,7 @@ static void regions_finish(struct dp_run *run, struct dp_result *res)
 	}
 	for (uint32_t v = 0; v < run->ms->p.nr_vcpus; v++)
 		stats_merge(&exits, &run->vcpu_stats[v]);
+	res->reader_faults = sum->faults;
 	percentiles(sum, &res->p50_ns, &res->p99_ns);
 	percentiles(&exits, &res->exit_p50_ns, &res->exit_p99_ns);
 	uffd_stats_drop_latencies(&exits);

@@ -194,6 +194,8 @@ static void write_run(struct json *j, const struct dp_result *r)
 	record_figure(j, "mem_fault_exits_uffd_resolved", "exits",
 		      r->mem_fault_exits_seen - r->mem_fault_eexist, NULL, 0);
 	record_figure(j, "mem_fault_exits_populated", "exits", r->mem_fault_eexist, NULL, 0);
+	/* Faults the readers took: each is a vCPU that waited in userfaultfd. */
+	record_figure(j, "uffd_reader_faults", "faults", r->reader_faults, NULL, 0);
 	json_object_end(j);
 	json_object_end(j);
 }

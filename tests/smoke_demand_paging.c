@@ -177,6 +177,47 @@ TEST(sweep_one_and_two)
 	free(r);
 }
 
+/*
+ * -w where the kernel exits (the seed-002 patch): every page is supplied
+ * exactly once, by the faulting vCPU's own thread, and no vCPU waited in
+ * userfaultfd.  The guest checks each page's content (pattern source).
+ */
+static void check_w_exits(struct __test_metadata *_metadata, const char **args, double pages)
+{
+	struct tool_run *r = calloc(1, sizeof(*r));
+
+	run_dp(r, args);
+	SKIP_IF_TOOL_SKIPPED(r);
+	check_pass(_metadata, r);
+	ASSERT_NE(NULL, strstr(jv_string(r->doc, "mem_fault_mechanism"), "KVM_MEM_FAULT_NOWAIT"));
+	ASSERT_EQ(pages, tool_figure(r, "runs/0/", "pages"));
+	ASSERT_EQ(0, tool_figure(r, "runs/0/", "uffd_reader_faults"));
+	ASSERT_EQ(0, tool_figure(r, "runs/0/", "mem_fault_exits_populated"));
+	ASSERT_EQ(host_pages(pages), tool_figure(r, "runs/0/", "mem_fault_exits_uffd_resolved"));
+	ASSERT_EQ(host_pages(pages), tool_figure(r, "runs/0/", "mem_fault_exits"));
+	ASSERT_NE(NULL, strstr(r->out, "memory-fault exits (KVM_MEM_FAULT_NOWAIT"));
+	tool_run_free(r);
+	free(r);
+}
+
+TEST(w_missing_exits_supply_every_page)
+{
+	const char *args[] = { "-u", "MISSING", "--source", "pattern", "-v", "2", "-b", "4M",
+			       "-w", NULL };
+
+	REQUIRE_KVM();
+	check_w_exits(_metadata, args, 2 * PAGES_4M);
+}
+
+TEST(w_minor_exits_supply_every_page)
+{
+	const char *args[] = { "-u", "MINOR", "-s", "shmem", "-a", "-v", "2", "-b", "4M", "-w",
+			       NULL };
+
+	REQUIRE_KVM();
+	check_w_exits(_metadata, args, 2 * PAGES_4M);
+}
+
 /* A pasted upstream line with -a, -d or -r but no -u runs as upstream's does: they are ignored. */
 TEST(uffd_options_without_u_are_ignored_with_a_note)
 {
