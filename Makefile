@@ -302,6 +302,14 @@ check-x86 check-arm64 check-ppc64: check-%:
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
 		$(SRC)/configs/emu-$*.hosts $(EMU_TIMEOUT)
+# make check-seed-002 (outside CI: a kernel build and two boots): the proof
+# of patches/seed-002-mem-fault-nowait.patch, configs/emu-seed-002.list on
+# linux-source-6.12 built with it, with nested paging on and off.
+.PHONY: check-seed-002
+check-seed-002:
+	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
+	$(Q)$(SRC)/scripts/emu/check-hosts.sh x86_64 $(SRC)/build/x86_64/bin \
+		$(SRC)/configs/emu-seed-002.hosts $(EMU_TIMEOUT)
 # make check-ab: run.sh ab's repeatability, tests/ab_repeat_check.py: one
 # kernel (make check-x86's 6.12, or KMP_AB_KERNEL) booted twice as an emulated
 # x86_64 host under icount with one vCPU; timings must agree within 1%, counts

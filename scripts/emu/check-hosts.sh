@@ -4,8 +4,10 @@
 # failure, then say which hosts failed.
 # Usage: scripts/emu/check-hosts.sh ARCH BIN_DIR HOSTS [TIMEOUT_SECONDS]
 # HOSTS lines: NAME KERNEL MACHINE LIST [MODULE.PARAM=VALUE ...]; KERNEL is
-# "default" or a series (fetch.sh), MACHINE "-" for the arch's default, LIST
-# a file beside HOSTS.  KMP_EMU_HOSTS="NAME ..." runs only those hosts.
+# "default" or a series (fetch.sh), or linux-source-X.Y+P1.patch+... (that
+# source built with patches/P1.patch ... by kernel.sh, cached), MACHINE "-"
+# for the arch's default, LIST a file beside HOSTS.  KMP_EMU_HOSTS="NAME ..."
+# runs only those hosts.
 set -euo pipefail
 arch=$1 bindir=$2 hosts=$3 timeout_s=${4:-1800}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +25,24 @@ while read -r name kernel machine list params <&3; do
 	ran=$((ran + 1))
 	echo "=== emulated $arch host '$name': kernel $kernel${params:+, $params}"
 	start=$SECONDS
-	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$kernel KMP_EMU_MODPARAMS=$params \
+	series=$kernel cache=
+	if [[ $kernel == linux-source-* ]]; then
+		# A source with patches: built (or found built) first.
+		base=${kernel%%+*} patch_args=()
+		IFS=+ read -ra names <<< "${kernel#"$base"}"
+		for p in ${names[@]+"${names[@]}"}; do
+			[ -n "$p" ] && patch_args+=(--patch "$src/patches/$p")
+		done
+		series=${base#linux-source-}
+		if ! cache=$("$src/scripts/emu/kernel.sh" "$arch" "$base" "$src/build/$arch/emu-ab" \
+			${patch_args[@]+"${patch_args[@]}"} </dev/null); then
+			echo "=== '$name' FAILED: its kernel $kernel did not build"
+			failed+=("$name")
+			continue
+		fi
+	fi
+	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$series KMP_EMU_MODPARAMS=$params \
+	   KMP_EMU_CACHE=$cache \
 	   KMP_EMU_MACHINE=$([ "$machine" = - ] || echo "$machine") KMP_EMU_CHECK_NAME=$name \
 	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$listdir/$list" "$timeout_s" </dev/null; then
 		echo "=== '$name' passed in $((SECONDS - start)) s"

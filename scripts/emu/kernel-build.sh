@@ -13,6 +13,9 @@
 set -euo pipefail
 arch=$1 source=$2 parent=$3
 shift 3
+# Absolute: make's O= and ccache's base_dir take no relative path.
+mkdir -p "$parent"
+parent=$(cd "$parent" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 patches=() fragments=() check_only=0
 die() { echo "run.sh ab: --kernel '$source': $*" >&2; exit 2; }
@@ -95,7 +98,7 @@ log=$out.tmp/build.log
 fail() {	# fail STATUS MESSAGE: the log's end, and nothing left to be taken as built
 	echo "run.sh ab: $2" >&2
 	# The first errors (make -j goes on with other jobs after one), then the end.
-	grep -m 3 -E '(error|Error):? ' "$log" | grep -v '^make' | sed 's/^/  | /' >&2
+	{ grep -m 3 -E '(error|Error):? ' "$log" | grep -v '^make' | sed 's/^/  | /' >&2; } || true
 	echo "  | ..." >&2
 	tail -n 12 "$log" | sed 's/^/  | /' >&2
 	rm -rf "$parent/failed-$key"
