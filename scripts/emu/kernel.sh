@@ -35,6 +35,7 @@ powerpc) image=vmlinux boot=vmlinux kvm_mod=arch/powerpc/kvm/kvm-hv builtin_cfg=
 *) die "kernels for an emulated $arch host are not supported (x86_64, arm64 or powerpc)" ;;
 esac
 mkdir -p "$parent"
+parent=$(cd "$parent" && pwd)
 
 # A source is built first; what it builds is a TREE.
 # A path (it has a /) without a built image, and not a package file, is a
