@@ -621,6 +621,10 @@ def print_demand_paging(pairs):
                         " ~" if row["verdict"] not in ("change", "exact") else "")
                 print(" ".join([str(v)] + ["%.0f" % m if m is not None else "n/a" for m in means]
                                + [ratio]))
+            if any(w for _, w in c):
+                # Which kernel each column is from (ab: A unpatched, B patched).
+                print("# both columns from %s's kernel: each vCPU count run without and with -w "
+                      "in one run (--sweep-vcpus)" % title)
             for v in counts:
                 print("# %d vCPUs: median (range) %s" % (v, ", ".join(
                     "%s %.0f (%.0f..%.0f)" % (what, c[(v, w)].med, c[(v, w)].lo, c[(v, w)].hi)

@@ -439,7 +439,11 @@ def test_compare(a, b):
           out[idx[0] + 2] == "2 191 477 x2.50 ~"
           and out[idx[0] + 3] == "4 210 n/a n/a",
           detail)
-    spread = out[idx[0] + 4] if idx else ""
+    which = out[idx[0] + 4] if idx else ""
+    check("demand_paging: a table with a w/ column says both columns came from its side's kernel",
+          which == "# both columns from BASE's kernel: each vCPU count run without and with -w "
+          "in one run (--sweep-vcpus)", which)
+    spread = out[idx[0] + 5] if idx else ""
     check("demand_paging: medians and ranges beside the table, on # lines",
           spread == "# 1 vCPUs: median (range) w/o 150 (150..150), w/ 340 (338..342)", spread)
     ok, detail = True, ""
