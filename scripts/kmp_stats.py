@@ -15,8 +15,8 @@ interval and a simulated power, both with a fixed seed:
   least_n          the fewest runs a side at which the test can reach alpha
   holm             Holm's step-down correction over many tests
   geomean          geometric mean of ratios, leaving out those with a 0
-  spread_test      is one sample more spread than another: Brown-Forsythe's
-                   deviations from the median, of the log values, ranked
+  spread_test      is one sample more spread than another: the one-sided
+                   Brown-Forsythe t test on log values
   spread_ratio_ci  the ratio of two samples' spreads, with a bootstrap
                    interval
   spread_power     how often spread_test finds a given ratio at n a side
@@ -84,46 +84,39 @@ def _subset_sum_counts(weights, m):
     return table[m]
 
 
-def rank_sum_test(a, b, greater=False):
+def rank_sum_test(a, b):
     """Two-sided exact Mann-Whitney U: p = P(|W - E W| >= |w - E W|) over all
     C(m+n, m) equally likely splits of the pooled values, W the (mid)rank sum
     of a.  Without ties this is the exact U test; with ties it is the exact
-    permutation test of the same statistic.  greater: one-sided, p = P(W >= w)
-    (the alternative that a's values are the larger)."""
+    permutation test of the same statistic."""
     m, n = len(a), len(b)
     ranks = _midranks(list(a) + list(b))
     w = sum(ranks[:m])             # doubled, like every rank here
     mean = m * (m + n + 1)         # E W, doubled
     u = w / 2 - m * (m + 1) / 2
-    side = "one-sided " if greater else ""
     if min(m, n) > EXACT_MAX:
-        return TestResult(_normal_p(ranks, m, w, mean, greater), u,
-                          "%sMann-Whitney U, normal approximation with tie correction "
-                          "(more than %d runs a side)" % (side, EXACT_MAX))
+        return TestResult(_normal_p(ranks, m, w, mean), u,
+                          "Mann-Whitney U, normal approximation with tie correction "
+                          "(more than %d runs a side)" % EXACT_MAX)
     dist = _subset_sum_counts(ranks, m)
     total = math.comb(m + n, m)
-    if greater:
-        hits = sum(c for s, c in dist.items() if s >= w)
-    else:
-        hits = sum(c for s, c in dist.items() if abs(s - mean) >= abs(w - mean))
+    far = abs(w - mean)
+    hits = sum(c for s, c in dist.items() if abs(s - mean) >= far)
     return TestResult(min(1.0, hits / total), u,
-                      "exact %sMann-Whitney U" % side + (
-                          " (permutation, ties)" if len(set(a) | set(b)) < m + n else ""))
+                      "exact Mann-Whitney U" + (" (permutation, ties)" if len(set(a) | set(b))
+                                                < m + n else ""))
 
 
-def _normal_p(ranks, m, w, mean, greater=False):
-    """p of the (doubled) rank sum w by the normal approximation (two-sided,
-    or one-sided P(W >= w)): the permutation variance of the sum, which
-    accounts for ties exactly."""
+def _normal_p(ranks, m, w, mean):
+    """Two-sided p of the (doubled) rank sum w by the normal approximation:
+    the permutation variance of the sum, which accounts for ties exactly."""
     big_n = len(ranks)
     avg = sum(ranks) / big_n
     var = m * (big_n - m) / (big_n * (big_n - 1)) * sum((r - avg) ** 2 for r in ranks)
     if var == 0:
         return 1.0
-    z = (w - mean) / math.sqrt(var)
-    if greater:
-        return min(1.0, 0.5 * math.erfc(z / math.sqrt(2)))
-    return min(1.0, math.erfc(abs(z) / math.sqrt(2)))
+    z = abs(w - mean) / math.sqrt(var)
+    return min(1.0, math.erfc(z / math.sqrt(2)))
 
 
 def min_p(m, n):
