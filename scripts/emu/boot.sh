@@ -104,7 +104,8 @@ esac
 cmdline_params=
 if [ -z "$kmods" ] || [ -f "$cache/kvm-builtin" ] ||
 	grep -qx "kernel/${kmods##* }.ko" "$root/lib/modules/$kver/modules.builtin" 2>/dev/null; then
-	kmods= cmdline_params=$modparams
+	kmods=''
+	cmdline_params=$modparams
 fi
 insmods=
 for m in $kmods; do

@@ -19,12 +19,13 @@ parent=$(cd "$parent" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 patches=() fragments=() check_only=0
 die() { echo "run.sh ab: --kernel '$source': $*" >&2; exit 2; }
+readable() { [ -f "$1" ] && [ -r "$1" ]; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--patch) [ -f "${2:-}" ] && [ -r "$2" ] || { echo "run.sh ab: --patch '${2:-}': no such readable file" >&2; exit 2; }
+	--patch) readable "${2:-}" || { echo "run.sh ab: --patch '${2:-}': no such readable file" >&2; exit 2; }
 		patches+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
 	--check) check_only=1; shift ;;
-	--config) [ -f "${2:-}" ] && [ -r "$2" ] || { echo "run.sh ab: --config '${2:-}': no such readable file" >&2; exit 2; }
+	--config) readable "${2:-}" || { echo "run.sh ab: --config '${2:-}': no such readable file" >&2; exit 2; }
 		fragments+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
 	*) echo "kernel-build.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -43,10 +44,12 @@ case $source in
 */*)
 	[ -d "$source" ] || die "no such folder"
 	tree=$(cd "$source" && pwd)
-	[ -f "$tree/Makefile" ] && [ -f "$tree/Kconfig" ] && [ -d "$tree/arch/$karch" ] ||
+	if ! [ -f "$tree/Makefile" ] || ! [ -f "$tree/Kconfig" ] || ! [ -d "$tree/arch/$karch" ]; then
 		die "not a kernel source tree (no Makefile, Kconfig and arch/$karch)"
-	[ ! -e "$tree/.config" ] && [ ! -d "$tree/include/config" ] ||
+	fi
+	if [ -e "$tree/.config" ] || [ -d "$tree/include/config" ]; then
 		die "the tree was built in place (it has .config or include/config), and a built tree takes no out-of-tree build; give an unbuilt copy (it is not cleaned here)"
+	fi
 	# Its identity: the commit and any local change, or every file's hash.
 	if git -C "$tree" rev-parse --verify -q HEAD > /dev/null 2>&1; then
 		ident="git $(git -C "$tree" rev-parse HEAD) $(git -C "$tree" diff HEAD | sha256sum | cut -c1-16)"
