@@ -302,6 +302,14 @@ check-x86 check-arm64 check-ppc64: check-%:
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
 		$(SRC)/configs/emu-$*.hosts $(EMU_TIMEOUT)
+# make check-seed-001 (outside CI: a cross kernel build and two boots): the
+# proof of patches/seed-001-tlbie-lock.patch, configs/emu-seed-001.list with
+# its switch, then make check-ppc64's list with the lock on from boot.
+.PHONY: check-seed-001
+check-seed-001:
+	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= OUTPUT=$(SRC)/build/powerpc all
+	$(Q)$(SRC)/scripts/emu/check-hosts.sh powerpc $(SRC)/build/powerpc/bin \
+		$(SRC)/configs/emu-seed-001.hosts $(EMU_TIMEOUT)
 # make check-seed-002 (outside CI: a kernel build and two boots): the proof
 # of patches/seed-002-mem-fault-nowait.patch, configs/emu-seed-002.list on
 # linux-source-6.12 built with it, with nested paging on and off.

@@ -6,6 +6,7 @@
 #ifndef KMP_STATS_H
 #define KMP_STATS_H
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/kvm.h>

@@ -38,6 +38,7 @@
 
 #include "host_state.h"
 #include "interrupt.h"
+#include "report.h"
 #include "trace.h"
 
 #define TRACEFS_PATH		"/sys/kernel/tracing"
@@ -314,11 +315,33 @@ static void size_buffers(struct trace *t)
 			return;
 }
 
+/* The finest step seen between reads of CLOCK_MONOTONIC, over a few steps. */
+static uint64_t mono_read_step_ns(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 20; i++) {
+		struct timespec a, b;
+		uint64_t step;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		while (b.tv_sec == a.tv_sec && b.tv_nsec == a.tv_nsec);
+		step = ts_to_ns(ts_sub(b, a));
+		best = step < best ? step : best;
+	}
+	return best;
+}
+
 /*
  * The monotonic clock, so timestamps compare with clock_gettime(CLOCK_MONOTONIC).
  * "mono" exists since Linux 3.10; without it fall back to "local" (per-CPU
- * sched_clock) and say so in t->clock.  Both count ns; clock_getres says
- * how finely CLOCK_MONOTONIC ticks here.
+ * sched_clock) and say so in t->clock.  Both count ns.  clock_getres gives
+ * how finely CLOCK_MONOTONIC ticks, but it is the timers' resolution: a
+ * kernel without CONFIG_HIGH_RES_TIMERS says a tick (4 ms at HZ=250) while
+ * its clocksource reads in ns.  Where it claims more than 1 us, the finest
+ * step seen between reads is the resolution instead.
  */
 static int set_clock(struct trace *t, char *why, size_t why_len)
 {
@@ -326,6 +349,12 @@ static int set_clock(struct trace *t, char *why, size_t why_len)
 
 	t->clock_res_ns = !clock_getres(CLOCK_MONOTONIC, &res) && !res.tv_sec && res.tv_nsec > 0 ?
 			  (uint64_t)res.tv_nsec : 1;
+	if (t->clock_res_ns > 1000)
+{
+		uint64_t step = mono_read_step_ns();
+
+		t->clock_res_ns = step < t->clock_res_ns ? step : t->clock_res_ns;
+	}
 	if (!instance_write(t, "trace_clock", "mono", why, why_len)) {
 		strcpy(t->clock, "mono");
 		return 0;

@@ -738,6 +738,40 @@ def print_path_counts(pairs):
                                            " (timing-dependent)" if "tlb_flush" in st else ""))
 
 
+def print_alternates(base, new, alpha):
+    """tlbie_bench --alternate: a switch's two settings measured in turn in
+    one run, so within one boot; the pair ratios of every run pooled."""
+    names = sorted(name for side in (base, new) for name, sec in side.items()
+                   if any(rec.get("alternate") for _, rec in sec.passed))
+    if not names:
+        return
+    print()
+    print("within one boot (tlbie_bench --alternate: both settings in turn, 1 s phases in "
+          "pairs; the host's clock compared only with itself):")
+    for name in sorted(set(names)):
+        print("%s:" % name)
+        for label, side in (("BASE", base), ("NEW", new)):
+            sec = side.get(name)
+            runs = [rec for _, rec in sec.passed if rec.get("alternate")] if sec else []
+            if not runs:
+                why = ("; ".join(sorted({r for _, _, r in sec.excluded if r}))
+                       if sec and sec.excluded else "not run")
+                print("  %s: no --alternate result (%s)" % (label, why or "no passing run"))
+                continue
+            param = runs[0]["alternate"]["param"]
+            ratios = [v for rec in runs
+                      for v in rec["figures"]["alternate_ratio"].get("values", [])]
+            if not ratios:
+                print("  %s: %s: no whole pair of phases" % (label, param))
+                continue
+            lo, hi, p = kmp_stats.sign_test(ratios)
+            print("  %s: %s 1/0 throughput x%.3f (median of %d pair ratios over %d run(s), "
+                  "%.3f-%.3f; lower with 1 in %d, higher in %d; sign test p = %.3g)%s"
+                  % (label, param, kmp_stats.median(ratios), len(ratios), len(runs),
+                     min(ratios), max(ratios), lo, hi, p,
+                     "" if p <= alpha else ": ~ (no significant change at alpha %g)" % alpha))
+
+
 def is_count(unit):
     """A figure's unit counts events or items: not a time, a rate, or a ratio
     (demand_paging's handler shares are ratios of times)."""
@@ -1048,6 +1082,7 @@ def print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs):
     if args.counts_only:
         print()
         print_counted_figures([p for tool in sorted(pairs) for p in pairs[tool]])
+    print_alternates(base, new, args.alpha)
     if args.counts_only or hb and clock_kind(hb) == "emulated, icount":
         print()
         print_path_counts([p for tool in sorted(pairs) for p in pairs[tool]])

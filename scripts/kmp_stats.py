@@ -44,6 +44,15 @@ def _binom_cdf_half(n, k):
     return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
 
 
+def sign_test(ratios):
+    """Exact two-sided sign test of paired ratios against 1: (below, above,
+    p).  Ratios of exactly 1 carry no sign and are left out."""
+    lo = sum(1 for r in ratios if r < 1)
+    hi = sum(1 for r in ratios if r > 1)
+    n = lo + hi
+    return lo, hi, (min(1.0, 2 * _binom_cdf_half(n, min(lo, hi))) if n else 1.0)
+
+
 def median_ci(xs, conf=0.95):
     """[x_(k), x_(n+1-k)] with the largest k whose coverage 1 - 2 P(X <= k-1)
     is still >= conf; None where no k reaches it (below 6 runs at 95%)."""

@@ -208,10 +208,36 @@ def test_spread(results):
                     [] if flat == (None, None, None) else [repr(flat)]))
 
 
+def test_sign_test(results):
+    """Against the binomial distribution summed here, and scipy's binomtest."""
+    bad = []
+    rng = random.Random(7)
+    try:
+        from scipy.stats import binomtest
+    except ImportError:
+        binomtest = None
+    for _ in range(200):
+        n = rng.randint(1, 30)
+        ratios = [rng.choice([0.9, 1.0, 1.1]) for _ in range(n)]
+        lo, hi, p = kmp_stats.sign_test(ratios)
+        m = lo + hi
+        k = min(lo, hi)
+        want = min(1.0, 2 * sum(math.comb(m, i) for i in range(k + 1)) / 2 ** m) if m else 1.0
+        if (lo, hi) != (ratios.count(0.9), ratios.count(1.1)) or abs(p - want) > 1e-12:
+            bad.append("%r: %r, want p %r" % (ratios, (lo, hi, p), want))
+        if binomtest and m and abs(p - binomtest(lo, m, 0.5).pvalue) > 1e-9:
+            bad.append("%r: p %r, scipy %r" % (ratios, p, binomtest(lo, m, 0.5).pvalue))
+    # 10 of 10 pairs one way: 2 / 1024.
+    if abs(kmp_stats.sign_test([0.8] * 10)[2] - 2 / 1024) > 1e-15:
+        bad.append("10 of 10: %r" % (kmp_stats.sign_test([0.8] * 10),))
+    results.append(("sign_test: exact two-sided p, ratios of 1 left out%s"
+                    % ("" if binomtest else " (scipy missing: binomial sums only)"), bad))
+
+
 def main():
     results = []
     for t in (test_rank_sum, test_least_n, test_median_ci, test_shift_ci, test_holm_geomean,
-              test_student_t, test_spread):
+              test_student_t, test_spread, test_sign_test):
         t(results)
     return ktap_report(results)
 

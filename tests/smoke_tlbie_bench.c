@@ -5,7 +5,9 @@
  * the guest (a stale translation fails the run); here the counts must be
  * positive and every fork's remaps verified.
  */
+#include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "host_desc.h"
@@ -115,6 +117,60 @@ TEST(profile_is_recorded)
 	free(r);
 }
 
+/* printk.time's text: "Y" or "N". */
+static char printk_time(void)
+{
+	FILE *f = fopen("/sys/module/printk/parameters/time", "r");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == EOF ? 0 : (char)c;
+}
+
+/*
+ * --alternate: 4 s are 2 pairs of phases, each setting measured in each
+ * pair, each pair's ratio recorded, and the parameter left as it was.
+ * printk.time is a boolean parameter every kernel has and no run minds.
+ */
+TEST(alternate_flips_and_restores)
+{
+	const char *args[] = { "-v", "2", "-t", "4", "--alternate", "printk.time", NULL };
+	struct tool_run *r = calloc(1, sizeof(*r));
+	char before, path[64];
+
+	REQUIRE_KVM();
+	if (geteuid())
+		SKIP(return, "needs root: it writes /sys/module/printk/parameters/time");
+	before = printk_time();
+	ASSERT_NE(0, before);
+
+	tool_run(r, "tlbie_bench", args);
+	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
+	ASSERT_EQ(0, tool_schema_check(r));
+	ASSERT_EQ(before, printk_time());
+	ASSERT_STREQ("printk.time", jv_string(r->doc, "alternate/param"));
+	ASSERT_EQ(2, jv_number(r->doc, "alternate/pairs"));
+	ASSERT_EQ(2, jv_size(r->doc, "figures/alternate_ratio/values"));
+	for (int p = 0; p < 2; p++) {
+		double rate[2];
+
+		for (int v = 0; v < 2; v++) {
+			snprintf(path, sizeof(path), "figures/throughput_alternate_%d/values/%d", v, p);
+			rate[v] = jv_number(r->doc, path);
+			ASSERT_GT(rate[v], 0);
+		}
+		snprintf(path, sizeof(path), "figures/alternate_ratio/values/%d", p);
+		ASSERT_LT(fabs(rate[1] / rate[0] - jv_number(r->doc, path)), 1e-9);
+	}
+	ASSERT_LE(jv_number(r->doc, "alternate/lower_with_1") +
+		  jv_number(r->doc, "alternate/higher_with_1"), 2);
+	ASSERT_NE(NULL, strstr(r->out, "printk.time 1/0 throughput: x"));
+	ASSERT_NE(NULL, strstr(r->out, "the total throughput mixes both settings"));
+	tool_run_free(r);
+	free(r);
+}
+
 TEST(bad_input)
 {
 	static const struct {
@@ -128,6 +184,14 @@ TEST(bad_input)
 		{ { "-t", "0" }, 2, "-t '0': must be between 1 and" },
 		{ { "--flush", "some" }, 2, "--flush 'some': must be page, full or hv" },
 		{ { "--flush", "hv" }, 4, "--flush hv: " },
+		{ { "--alternate", "kvm" }, 2, "--alternate 'kvm': must be MODULE.PARAMETER" },
+		{ { "--alternate", "kvm.a.b" }, 2, "--alternate 'kvm.a.b': must be MODULE.PARAMETER" },
+		{ { "-t", "3", "--alternate", "printk.time" }, 2,
+		  "-t '3': with --alternate, an even number of seconds from 4" },
+		{ { "-t", "4", "--alternate", "kernel.panic" }, 2,
+		  "--alternate kernel.panic: not a boolean parameter" },
+		{ { "-t", "4", "--alternate", "kvm.no_such_parameter" }, 4,
+		  "--alternate kvm.no_such_parameter: this kernel has no such module parameter" },
 	};
 	const char *hv_why;
 
@@ -145,7 +209,7 @@ TEST(bad_input)
 			TH_LOG("%s", r->out);
 		ASSERT_EQ(cases[i].code, r->code);
 		ASSERT_NE(NULL, strstr(r->out, cases[i].expect));
-		if (cases[i].code == 4)
+		if (cases[i].code == 4 && !strcmp(cases[i].args[0], "--flush"))
 			ASSERT_NE(NULL, strstr(r->out, hv_why)) TH_LOG("%s", r->out);
 		tool_run_free(r);
 		free(r);

@@ -93,7 +93,10 @@ static int write_record(int argc, char **argv, const char *status, const char *r
 	json_u64(&j, "pages", tb.o.pages);
 	json_string(&j, "flush", tb_flush_name(tb.o.flush));
 	json_bool(&j, "shared", tb.o.shared);
+	json_string(&j, "alternate", tb.o.alternate);
 	json_object_end(&j);
+	if (tb.alt.rate)
+		tb_alternate_json_summary(&tb.alt, &j);
 	stats_mappings_json(&j, &mappings);
 	tb_profile_json(&profile, &j);
 	json_object_begin(&j, "figures");
@@ -116,11 +119,15 @@ static int write_record(int argc, char **argv, const char *status, const char *r
 				      NULL, 0);
 	if (tb_arch.figures)
 		tb_arch.figures(&tb, &j);
+	if (tb.alt.rate)
+		tb_alternate_json(&tb.alt, &j);
 	free(rates);
 	json_object_end(&j);
 	if (vm_after.values) {
 		json_object_begin(&j, "phases");
 		record_phase_stats(&j, "run", &vm_stats, &vm_before, &vm_after);
+		if (tb.alt.rate)
+			tb_alternate_json_phases(&tb.alt, &vm_stats, &j);
 		json_object_end(&j);
 	}
 	ret = record_end(&j, status, reason, tb.o.json_path);
@@ -156,12 +163,26 @@ static uint64_t vcpus_stat(struct kvm_stats *st, const char *name)
 	return sum;
 }
 
+/* Forks completed so far by every vCPU, read live from the guest. */
+static uint64_t forks_so_far(void)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t v = 0; v < tb.o.vcpus; v++)
+		sum += tb.ga->vcpu[v].cycles;
+	return sum;
+}
+
 static void run(void)
 {
 	struct kvm_stats *vst = calloc(tb.o.vcpus, sizeof(*vst));
 	uint64_t before[ARRAY_SIZE(vcpu_stat_names)];
 	int profiler = -1;
 	struct timed t;
+	/* --alternate: each second's forks, time and VM stats */
+	struct timespec phase_start;
+	struct stats_snapshot phase_before;
+	uint64_t phase_forks = 0;
 
 	TEST_ASSERT(vst, "out of memory");
 	forks = calloc(tb.o.vcpus, sizeof(*forks));
@@ -178,6 +199,8 @@ static void run(void)
 				       !(invlpg_never_exits() && !strcmp(vcpu_stat_names[i], "invlpg"));
 	}
 	stats_snapshot(&vm_stats, &vm_before);
+	if (tb.alt.name)
+		tb_alternate_begin(&tb.alt, &vm_stats);
 	if (tb.o.profile) {
 		profiler = tb_profile_start(&profile);
 		if (profiler < 0)
@@ -188,18 +211,42 @@ static void run(void)
 	timed_start(&t, tb.vm);
 	vcpu_threads_start(tb.vm, vcpu_thread, NULL, tb.o.nr_cpus ? tb.o.cpus : NULL,
 			   tb.o.nr_cpus);
+	phase_start = ts_now();
+	stats_snapshot(&vm_stats, &phase_before);
 	for (uint32_t s = 1; s <= tb.o.seconds; s++) {
-		uint64_t sum = 0;
+		uint64_t sum;
 
 		sleep(1);
-		for (uint32_t v = 0; v < tb.o.vcpus; v++)
-			sum += tb.ga->vcpu[v].cycles;
+		sum = forks_so_far();
 		ksft_print_msg("%us: %lu forks so far\n", s, (unsigned long)sum);
+		if (tb.alt.name) {
+			struct stats_snapshot phase_after;
+
+			stats_snapshot(&vm_stats, &phase_after);
+			tb_alternate_phase_done(&tb.alt, s - 1, sum - phase_forks,
+						ts_to_sec(ts_elapsed(phase_start)), &phase_before,
+						&phase_after);
+			stats_snapshot_free(&phase_after);
+			if (s == tb.o.seconds)
+				continue;
+			/*
+			 * The flip is in no phase: each is measured from after its
+			 * setting was written to before the next one is.
+			 */
+			tb_alternate_set(&tb.alt, s);
+			phase_start = ts_now();
+			phase_forks = forks_so_far();
+			stats_snapshot_free(&phase_before);
+			stats_snapshot(&vm_stats, &phase_before);
+		}
 	}
+	stats_snapshot_free(&phase_before);
 	tb.ga->stop = 1;
 	vcpu_threads_join(tb.vm);
 	elapsed = timed_stop(&t, "run_time");
 	watchdog_stop();
+	if (tb.alt.name)
+		tb_alternate_end(&tb.alt);
 	if (profiler > 0)
 		tb_profile_stop_and_print(&profile, profiler);
 
@@ -253,12 +300,18 @@ static void print_results(void)
 	if (tb_arch.figures)
 		tb_arch.figures(&tb, NULL);
 	stats_delta_print_section(&vm_stats, &vm_before, &vm_after, "VM MMU stats over the run");
+	if (tb.alt.name)
+		tb_alternate_print(&tb.alt, &vm_stats);
 	stats_mappings_print(&mappings);
 }
 
 static void parse(int argc, char **argv)
 {
 	tb_parse_options(&tb.o, argc, argv);
+	if (tb.o.alternate) {
+		tb.alt.name = tb.o.alternate;
+		tb_alternate_check(&tb.alt, tb.o.seconds);
+	}
 }
 
 static void print_params(const struct host_desc *host)
@@ -266,6 +319,9 @@ static void print_params(const struct host_desc *host)
 	ksft_print_msg("%u vCPU(s) for %u s, %u pages per fork, flush: %s, %s address space%s\n",
 		       tb.o.vcpus, tb.o.seconds, tb.o.pages, tb_flush_name(tb.o.flush),
 		       tb.o.shared ? "one shared" : "one per vCPU", tb.o.shared ? "" : "s");
+	if (tb.o.alternate)
+		ksft_print_msg("--alternate %s: flipped every second; the total throughput mixes "
+			       "both settings\n", tb.o.alternate);
 }
 
 static void setup_and_run(const struct host_desc *host)

@@ -15,7 +15,8 @@
 static void __attribute__((noreturn)) help(const char *name)
 {
 	printf("usage: %s [-h] [-v vcpus] [-t seconds] [-c cpus] [--pages K]\n"
-	       "       [--flush page|full|hv] [--shared] [--profile] [--json file]\n\n", name);
+	       "       [--flush page|full|hv] [--shared] [--profile] [--alternate MODULE.PARAM]\n"
+	       "       [--json file]\n\n", name);
 	printf(" -v: vCPUs, each running fork-style cycles (default: 1)\n"
 	       " -t: seconds to run (default: 5)\n"
 	       " -c: pin vCPU i to the i-th CPU of the list, an extra last one the main thread\n"
@@ -26,6 +27,9 @@ static void __attribute__((noreturn)) help(const char *name)
 	       " --shared: all vCPUs in one address space, disjoint entries of shared tables\n"
 	       " --profile: sample the host's kernel with perf during the run; print the top\n"
 	       "     symbols\n"
+	       " --alternate MODULE.PARAM: flip a boolean module parameter every second,\n"
+	       "     in pairs of 0 and 1 (order alternating), and compare the throughput\n"
+	       "     of the two settings within this run (-t even, from 4)\n"
 	       " --json FILE: write the result record to FILE\n",
 	       tb_arch.flush_help ?: "page: invalidate each page; full: one full invalidation per fork;");
 	exit(0);
@@ -36,13 +40,14 @@ const char *tb_flush_name(enum tb_flush f)
 	return f == FLUSH_PAGE ? "page" : f == FLUSH_FULL ? "full" : "hv";
 }
 
-enum { OPT_PAGES = 256, OPT_FLUSH, OPT_SHARED, OPT_PROFILE };
+enum { OPT_PAGES = 256, OPT_FLUSH, OPT_SHARED, OPT_PROFILE, OPT_ALTERNATE };
 
 static const struct option long_opts[] = {
 	{ "pages", required_argument, NULL, OPT_PAGES },
 	{ "flush", required_argument, NULL, OPT_FLUSH },
 	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "alternate", required_argument, NULL, OPT_ALTERNATE },
 	BENCH_JSON_OPTION,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -81,6 +86,9 @@ void tb_parse_options(struct tb_opts *o, int argc, char **argv)
 			break;
 		case OPT_PROFILE:
 			o->profile = true;
+			break;
+		case OPT_ALTERNATE:
+			o->alternate = optarg;
 			break;
 		default:
 			bench_common_opt(opt, argv, &o->json_path, help);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "stats.h"
 #include "tb.h"
 
 struct tb_opts {
@@ -14,13 +15,30 @@ struct tb_opts {
 	enum tb_flush flush;		/* --flush */
 	bool shared;			/* --shared */
 	bool profile;			/* --profile */
+	const char *alternate;		/* --alternate MODULE.PARAM */
 	const char *json_path;
 	int cpus[KMP_MAX_VCPUS + 1];
 	int nr_cpus;
 };
 
+/* alternate.c: --alternate, a boolean host switch flipped every second. */
+struct tb_alternate {
+	const char *name;		/* "kvm_hv.tlbie_lock"; NULL: off */
+	char path[160];			/* its /sys/module file */
+	uint32_t phases;		/* -t: one per second */
+	uint32_t done;			/* phases measured */
+	double *rate;			/* each phase's forks per second */
+	struct stats_snapshot acc[2];	/* VM stat deltas summed, per setting */
+};
+struct tb_alternate_summary {
+	uint32_t pairs, lower, higher;	/* pairs; of them, 1 slower / faster than 0 */
+	double rate[2];			/* each setting's median phase rate */
+	double ratio, ratio_lo, ratio_hi;	/* pair ratios 1/0: median, range */
+	double p;			/* exact two-sided sign test */
+};
 struct tb {
 	struct tb_opts o;
+	struct tb_alternate alt;	/* --alternate */
 	struct kvm_vm *vm;
 	struct tb_guest_args *ga;	/* host view of the guest's tb_args */
 };
@@ -48,6 +66,25 @@ struct tb_arch {
 	void (*figures)(const struct tb *t, struct json *j);
 };
 extern const struct tb_arch tb_arch;
+
+/* alternate.c.  At option time: a bad name or -t is a usage error, a missing parameter a skip. */
+void tb_alternate_check(struct tb_alternate *a, uint32_t seconds);
+int tb_alternate_setting(uint32_t phase);
+/* Before the vCPUs start: phase 0's setting. */
+void tb_alternate_begin(struct tb_alternate *a, const struct kvm_stats *vm);
+void tb_alternate_set(struct tb_alternate *a, uint32_t phase);
+void tb_alternate_phase_done(struct tb_alternate *a, uint32_t phase, uint64_t forks,
+			     double seconds, const struct stats_snapshot *before,
+			     const struct stats_snapshot *after);
+/* The parameter back as it was. */
+void tb_alternate_end(struct tb_alternate *a);
+void tb_alternate_summary(const struct tb_alternate *a, struct tb_alternate_summary *s);
+void tb_alternate_print(const struct tb_alternate *a, const struct kvm_stats *vm);
+/* Inside "figures": each setting's phase rates and the pair ratios. */
+void tb_alternate_json(const struct tb_alternate *a, struct json *j);
+void tb_alternate_json_summary(const struct tb_alternate *a, struct json *j);
+void tb_alternate_json_phases(const struct tb_alternate *a, const struct kvm_stats *vm,
+			      struct json *j);
 
 /* profile.c: perf record of the whole host during the run. */
 #define TB_PROFILE_TOP 10
