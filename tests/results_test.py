@@ -806,6 +806,37 @@ def test_chunk_format():
           got == cases, "got %r" % got)
 
 
+def test_alternate(tmp):
+    """tlbie_bench --alternate: both settings in one run; compare pools the
+    pair ratios of every run of a side and says why the other has none."""
+    base, new = os.path.join(tmp, "alt-a"), os.path.join(tmp, "alt-b")
+    why = "--alternate kvm_hv.tlbie_lock: this kernel has no such module parameter"
+    for folder in (base, new):
+        write(folder, "tlbie-page", 1, tb_record(900))
+    write(base, "tlbie-lock", 1, record("tlbie_bench", ["--alternate", "kvm_hv.tlbie_lock"],
+                                        tb_record(900)["params"], None, "skip", why))
+    for rep, ratios in ((1, [0.9, 0.8, 0.95]), (2, [0.85, 1.0, 0.9])):
+        rec = tb_record(900)
+        rec["figures"]["alternate_ratio"] = figure("ratio", med(ratios), ratios)
+        rec["alternate"] = {"param": "kvm_hv.tlbie_lock", "pairs": 3,
+                            "lower_with_1": sum(r < 1 for r in ratios),
+                            "higher_with_1": sum(r > 1 for r in ratios), "sign_test_p": 1.0}
+        write(new, "tlbie-lock", rep, rec)
+    res = run("compare", base, new)
+    out = res.stdout.splitlines()
+    k = next((i for i, l in enumerate(out) if l.startswith("within one boot")), -3)
+    block = out[k + 1:k + 4]
+    # 6 pair ratios pooled, median 0.9; 5 lower, 1 tie left out: p = 2/32.
+    want = ["tlbie-lock:",
+            "  BASE: no --alternate result (%s)" % why,
+            "  NEW: kvm_hv.tlbie_lock 1/0 throughput x0.900 (median of 6 pair ratios over 2 "
+            "run(s), 0.800-1.000; lower with 1 in 5, higher in 0; sign test p = 0.0625): ~ (no "
+            "significant change at alpha 0.05)"]
+    check("compare: --alternate's pairs pooled over runs under 'within one boot', with the "
+          "sign test; a side without the switch says why", res.returncode == 0 and block == want,
+          "\n".join(out))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="kmp-results-test-")
     try:
@@ -823,6 +854,7 @@ def main():
         test_summary(a, b)
         test_summary_interrupted(tmp, b)
         test_chunk_format()
+        test_alternate(tmp)
     except Exception as e:      # a crash is a failed test, not a traceback without KTAP
         import traceback
         check("the test itself ran to the end", False, traceback.format_exc())
