@@ -608,6 +608,10 @@ cmd_ab() {
 				{ echo "ab: side $side (${kernels[n]}) gave no results: $OUT/$side/console.log"; exit 1; }
 			rc=1
 		fi
+		# Figures from a kernel that reported a lockdep splat, a sleep in
+		# atomic context, a BUG or a WARN are not to be trusted.
+		"$HERE/scripts/emu/console-reports.sh" "$OUT/$side/console.log" \
+			"ab: side $side (${kernels[n]})" || rc=1
 	done
 	a=$(results_folder "$OUT/A") || exit 1
 	b=$(results_folder "$OUT/B") || exit 1

@@ -3,7 +3,8 @@
 # Tests of run.sh ab's kernel sources (KTAP): the bad inputs that are refused
 # before anything is unpacked or built, each with a one-line error that
 # names it, exit 2, the user's tree untouched and nothing left in the cache;
-# and ab's check of the MMU each side's records name.
+# ab's check of the MMU each side's records name; and its check of each
+# side's console for the kernel's own reports.
 # (The ones that need a source unpacked or configured, and a failed build,
 # are in make check-ab-source: scripts/emu/check-ab-source.sh.)
 set -u
@@ -95,6 +96,23 @@ ok $? "a side whose records name another MMU than --mmu fails, naming both"
 echo '{"host": {"mmu": "legacy tdp"}}' > "$TMP/side/zap.1.json"
 "$SRC/scripts/emu/ab-mmu-check.sh" legacy-npt "$TMP/side" B linux-source-6.12
 ok $? "a side whose records name --mmu's MMU passes"
+
+# The kernel's own reports on a side's console (scripts/emu/console-reports.sh).
+CR=$SRC/scripts/emu/console-reports.sh
+printf '%s\n' '[    1.000000] kvm: boot' '# ok 1 selftests: WARNING: in a test name, not the kernel' > "$TMP/clean.log"
+out=$("$CR" "$TMP/clean.log" "ab: side B (x)"); rc=$?
+[ $rc = 0 ] && [ -z "$out" ]
+ok $? "a console without a kernel report passes, silently (the suite's own '# ' lines never match)"
+cp "$TMP/clean.log" "$TMP/lockdep.log"
+printf '%s\n' '[   12.345678] ======================================================' \
+	'[   12.345679] WARNING: possible circular locking dependency detected' \
+	'[   13.000000] BUG: sleeping function called from invalid context at mm/memory.c:1' >> "$TMP/lockdep.log"
+out=$("$CR" "$TMP/lockdep.log" "ab: side B (x)"); rc=$?
+[ $rc = 1 ] && [ "$out" = "ab: side B (x): 2 kernel report(s) on the console ($TMP/lockdep.log); the first: WARNING: possible circular locking dependency detected" ]
+ok $? "a lockdep splat and a sleep in atomic context fail the side, counted, the first named"
+"$CR" "$TMP/none.log" "ab: side B (x)" 2> /dev/null; rc=$?
+[ $rc = 2 ]
+ok $? "an unreadable console log is an error (exit 2), not a pass"
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]

@@ -108,6 +108,8 @@ echo "# $nrec JSON records from the emulated host validated, $bad invalid (conso
 rc=0
 # The emulated host always has KVM: a skip there means a test did not run.
 KMP_REQUIRE_KVM=1 "$src/scripts/ktap-count.sh" "$log" "${#cmds[@]}" || rc=1
+# A lockdep splat, a sleep in atomic context, a BUG or a WARN fails the host.
+"$src/scripts/emu/console-reports.sh" "$log" "# the emulated ${KMP_EMU_NAME:-$arch} host" || rc=1
 [ "$bad" -eq 0 ] || rc=1
 if [ "$boot_rc" -ne 0 ]; then
 	echo "# the emulated ${KMP_EMU_NAME:-$arch} host's run failed (exit $boot_rc)" >&2
