@@ -99,17 +99,23 @@ ok $? "a side whose records name --mmu's MMU passes"
 
 # The kernel's own reports on a side's console (scripts/emu/console-reports.sh).
 CR=$SRC/scripts/emu/console-reports.sh
-printf '%s\n' '[    1.000000] kvm: boot' '# ok 1 selftests: WARNING: in a test name, not the kernel' > "$TMP/clean.log"
+printf '%s\n' '[    1.000000] kvm: boot' '# ok 1 selftests: WARNING: in a test name, not the kernel' \
+	'KMP-REC-DMESG [    1.000000] kvm: boot' > "$TMP/clean.log"
 out=$("$CR" "$TMP/clean.log" "ab: side B (x)"); rc=$?
 [ $rc = 0 ] && [ -z "$out" ]
-ok $? "a console without a kernel report passes, silently (the suite's own '# ' lines never match)"
+ok $? "a kernel log without a report passes, silently (the suite's own '# ' lines never match)"
 cp "$TMP/clean.log" "$TMP/lockdep.log"
-printf '%s\n' '[   12.345678] ======================================================' \
-	'[   12.345679] WARNING: possible circular locking dependency detected' \
-	'[   13.000000] BUG: sleeping function called from invalid context at mm/memory.c:1' >> "$TMP/lockdep.log"
+printf '%s\n' 'KMP-REC-DMESG [   12.345678] ======================================================' \
+	'KMP-REC-DMESG [   12.345679] WARNING: possible circular locking dependency detected' \
+	'[   13.000000] BUG: sleeping function called from invalid context at mm/memory.c:1' \
+	'KMP-REC-DMESG [   13.000000] BUG: sleeping function called from invalid context at mm/memory.c:1' >> "$TMP/lockdep.log"
 out=$("$CR" "$TMP/lockdep.log" "ab: side B (x)"); rc=$?
-[ $rc = 1 ] && [ "$out" = "ab: side B (x): 2 kernel report(s) on the console ($TMP/lockdep.log); the first: WARNING: possible circular locking dependency detected" ]
-ok $? "a lockdep splat and a sleep in atomic context fail the side, counted, the first named"
+[ $rc = 1 ] && [ "$out" = "ab: side B (x): 2 kernel report(s) in its log ($TMP/lockdep.log); the first: WARNING: possible circular locking dependency detected" ]
+ok $? "a lockdep splat in the dumped kernel log and a sleep in atomic context fail the side, each counted once, the first named"
+head -2 "$TMP/clean.log" > "$TMP/nodmesg.log"
+"$CR" "$TMP/nodmesg.log" "ab: side B (x)" 2> "$TMP/err"; rc=$?
+[ $rc = 2 ] && grep -q "the host did not reach its end" "$TMP/err"
+ok $? "a console without the kernel log (a host that died) is an error (exit 2), not a pass"
 "$CR" "$TMP/none.log" "ab: side B (x)" 2> /dev/null; rc=$?
 [ $rc = 2 ]
 ok $? "an unreadable console log is an error (exit 2), not a pass"

@@ -49,6 +49,8 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 	echo 'echo KMP-REC-AB-BEGIN'
 	echo '(cd /tmp/results && tar cf - . | gzip -1 | base64) | sed "s/^/KMP-REC /"'
 	echo 'echo KMP-REC-AB-END'
+	# The kernel's log, whole: the console shows only what loglevel=3 lets through.
+	echo 'dmesg | sed "s/^/KMP-REC-DMESG /"'
 	# shellcheck disable=SC2016
 	echo 'exit $rc'
 } > "$work/script.sh"

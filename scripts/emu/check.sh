@@ -80,6 +80,8 @@ RUN
 	# (boot.sh leaves marked lines out of what it shows).
 	# shellcheck disable=SC2016
 	echo 'for f in /tmp/records/*; do [ -f "$f" ] || continue; echo "KMP-RECORD-BEGIN ${f##*/}"; sed "s/^/KMP-REC /" "$f"; echo; echo "KMP-RECORD-END"; done'
+	# The kernel's log, whole: the console shows only what loglevel=3 lets through.
+	echo 'dmesg | sed "s/^/KMP-REC-DMESG /"'
 } > "$work/script.sh"
 
 # The whole console stays next to the binaries for a look after a failure.
