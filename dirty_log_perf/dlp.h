@@ -96,6 +96,14 @@ struct dlp {
 	uint64_t touched_during_clear;
 	uint64_t touched_during_clear_now;	/* this iteration's, set by collect_clear() */
 	struct timespec clear_delays_now;	/* this iteration's -l sleeps */
+	/*
+	 * Page-table pages the host gained in iteration 1's clear step
+	 * (/proc/meminfo SecPageTables, host-wide): the eager split's tables,
+	 * which show that it ran.  Known only where the kernel counts them
+	 * (6.0+) and, as root, the per-CPU counts can be folded in first.
+	 */
+	bool first_clear_tables_known;
+	int64_t first_clear_tables;
 	uint64_t verify_failures;
 	uint64_t verify_lost;			/* written (dirty-log) pages missing from the log */
 

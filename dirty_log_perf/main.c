@@ -12,12 +12,15 @@
  * vCPUs' work), never the suite's own bookkeeping.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "timed.h"
 #include "dirty_log.h"
 #include "bench_main.h"
 #include "dlp.h"
+#include "host_state.h"
 #include "report.h"
 
 static struct dlp dlp;
@@ -136,6 +139,11 @@ static void run_iteration(struct dlp *d, uint64_t i)
 		verify_iteration(d, i, exact);
 
 	if (collect_has_clear(d)) {
+		uint64_t tables0 = 0, tables;
+		/* Exact only once the per-CPU deltas are folded in (root). */
+		bool tables_known = i == 1 && !host_vmstat_refresh() &&
+				    !host_meminfo_read("SecPageTables", &tables0);
+
 		stats_snapshot(&d->vm_stats, &snap);
 		timed_start(&t, NULL);
 		it->clear = ts_add(collect_clear(d), d->ring_mid_reset);
@@ -149,6 +157,13 @@ static void run_iteration(struct dlp *d, uint64_t i)
 		d->touched_during_clear += it->touched_during_clear;
 		printf("Iteration %lu %s time: " TS_FMT "\n", (unsigned long)i,
 		       collect_clear_name(d), TS_ARGS(it->clear));
+		if (tables_known && !host_vmstat_refresh() &&
+		    !host_meminfo_read("SecPageTables", &tables)) {
+			d->first_clear_tables_known = true;
+			d->first_clear_tables = ((int64_t)tables - (int64_t)tables0) / getpagesize();
+			printf("Iteration 1 %s: %+" PRId64 " page-table pages (host-wide SecPageTables)\n",
+			       collect_clear_name(d), d->first_clear_tables);
+		}
 	}
 	d->iterations_done = i;
 	/* Nonstop: pages written from now on belong to the next iteration. */

@@ -219,6 +219,9 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 								     clear_wall));
 	}
 	figure_counts(&j, d, "dirty_pages", offsetof(struct dlp_iteration, dirty_pages));
+	if (d->first_clear_tables_known)
+		record_figure(&j, "first_clear_page_tables_added", "pages",
+			      d->first_clear_tables, NULL, 0);
 	record_figure(&j, "pages_touched", "pages", d->reads + d->writes, NULL, 0);
 	record_figure(&j, "pages_read", "pages", d->reads, NULL, 0);
 	record_figure(&j, "pages_written", "pages", d->writes, NULL, 0);

@@ -44,6 +44,14 @@ int host_read_u64(const char *path, uint64_t *out);
 
 /* A /proc/meminfo field ("MemTotal", "Hugepagesize") in bytes; 0 if absent. */
 uint64_t host_meminfo_bytes(const char *field);
+/* The same, telling absent apart: 0, or -ENOENT (no such field, or no /proc). */
+int host_meminfo_read(const char *field, uint64_t *bytes);
+/*
+ * Fold every CPU's pending vmstat deltas into the totals that /proc/meminfo
+ * shows (vm.stat_refresh, root only); until then a count can lag by up to
+ * the per-CPU threshold on each CPU.  Returns 0 or -errno.
+ */
+int host_vmstat_refresh(void);
 
 /*
  * Remember a directory to rmdir on exit (e.g. a tracefs instance we make).

@@ -817,25 +817,46 @@ int host_state_add_u64(const char *path, uint64_t delta, uint64_t *now)
 	return ret ? (ret < 0 ? ret : -EIO) : 0;
 }
 
-uint64_t host_meminfo_bytes(const char *field)
+int host_meminfo_read(const char *field, uint64_t *bytes)
 {
 	size_t flen = strlen(field);
 	unsigned long long kb;
-	uint64_t bytes = 0;
 	char line[128];
+	int ret = -ENOENT;
 	FILE *f = fopen("/proc/meminfo", "re");
 
 	if (!f)
-		return 0;
+		return -ENOENT;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, field, flen) && line[flen] == ':' &&
 		    sscanf(line + flen + 1, "%llu kB", &kb) == 1) {
-			bytes = (uint64_t)kb << 10;
+			*bytes = (uint64_t)kb << 10;
+			ret = 0;
 			break;
 		}
 	}
 	fclose(f);
-	return bytes;
+	return ret;
+}
+
+int host_vmstat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+uint64_t host_meminfo_bytes(const char *field)
+{
+	uint64_t bytes;
+
+	return host_meminfo_read(field, &bytes) ? 0 : bytes;
 }
 
 int host_read_u64(const char *path, uint64_t *out)

@@ -4,9 +4,13 @@
 # failure, then say which hosts failed.
 # Usage: scripts/emu/check-hosts.sh ARCH BIN_DIR HOSTS [TIMEOUT_SECONDS]
 # HOSTS lines: NAME KERNEL MACHINE LIST [MODULE.PARAM=VALUE ...]; KERNEL is
-# "default" or a series (fetch.sh), or linux-source-X.Y+P1.patch+... (that
-# source built with patches/P1.patch ... by kernel.sh, cached), MACHINE "-"
-# for the arch's default, LIST a file beside HOSTS.  KMP_EMU_HOSTS="NAME ..."
+# "default" or a series (fetch.sh), or linux-source-X.Y+P1.patch+F.config...
+# (that source built by kernel.sh, cached, with patches/P1.patch ... and the
+# config fragments configs/kernel/F.config ...), MACHINE "-"
+# for the arch's default, then ",mem=SIZE" for other than boot.sh's memory,
+# LIST a file beside HOSTS.  The parameters go on the kernel command line
+# where KVM is built in (arm64, source-built kernels), so any kernel
+# parameter can be given there (hugepagesz=1G hugepages=2).  KMP_EMU_HOSTS="NAME ..."
 # runs only those hosts.
 set -euo pipefail
 arch=$1 bindir=$2 hosts=$3 timeout_s=${4:-1800}
@@ -22,6 +26,12 @@ while read -r name kernel machine list params <&3; do
 		exit 2
 	fi
 	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || continue
+	mem=
+	case $machine in
+	*,mem=*) mem=${machine#*,mem=} machine=${machine%%,*} ;;
+	*,*) echo "emu/check-hosts.sh: $hosts: host '$name': MACHINE '$machine' is not MACHINE[,mem=SIZE]" >&2
+		exit 2 ;;
+	esac
 	ran=$((ran + 1))
 	echo "=== emulated $arch host '$name': kernel $kernel${params:+, $params}"
 	start=$SECONDS
@@ -31,7 +41,11 @@ while read -r name kernel machine list params <&3; do
 		base=${kernel%%+*} patch_args=()
 		IFS=+ read -ra names <<< "${kernel#"$base"}"
 		for p in ${names[@]+"${names[@]}"}; do
-			[ -n "$p" ] && patch_args+=(--patch "$src/patches/$p")
+			case $p in
+			'') ;;
+			*.config) patch_args+=(--config "$src/configs/kernel/$p") ;;
+			*) patch_args+=(--patch "$src/patches/$p") ;;
+			esac
 		done
 		series=${base#linux-source-}
 		if ! cache=$("$src/scripts/emu/kernel.sh" "$arch" "$base" "$src/build/$arch/emu-ab" \
@@ -42,7 +56,7 @@ while read -r name kernel machine list params <&3; do
 		fi
 	fi
 	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$series KMP_EMU_MODPARAMS=$params \
-	   KMP_EMU_CACHE=$cache \
+	   KMP_EMU_CACHE=$cache KMP_EMU_MEM=$mem \
 	   KMP_EMU_MACHINE=$([ "$machine" = - ] || echo "$machine") KMP_EMU_CHECK_NAME=$name \
 	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$listdir/$list" "$timeout_s" </dev/null; then
 		echo "=== '$name' passed in $((SECONDS - start)) s"
