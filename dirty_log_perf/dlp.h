@@ -64,6 +64,8 @@ struct dlp {
 	uint64_t **bitmaps;
 	/* --verify: dirty-log pages seen stamped with the iteration before collecting. */
 	uint64_t **written;
+	/* --verify -j (bitmap): each slot as the logs so far copied it (verify.c). */
+	char **copies;
 
 	/* Dirty ring. */
 	struct dirty_ring *rings;
@@ -141,6 +143,9 @@ uint64_t collect_dirty_pages(const struct dlp *d);
 const char *dlp_log_page_unit(char *buf, size_t len);
 void verify_snapshot_written(struct dlp *d, uint64_t iteration);
 void verify_iteration(struct dlp *d, uint64_t iteration, bool exact);
+void verify_copy_begin(struct dlp *d);
+void verify_copy_logged(struct dlp *d);
+void verify_copy_end(struct dlp *d);
 
 /* results.c */
 void results_print_totals(const struct dlp *d);

@@ -165,6 +165,8 @@ static void run_iteration(struct dlp *d, uint64_t i)
 			       collect_clear_name(d), d->first_clear_tables);
 		}
 	}
+	if (d->copies)
+		verify_copy_logged(d);
 	d->iterations_done = i;
 	/* Nonstop: pages written from now on belong to the next iteration. */
 	if (d->o.ms.nonstop)
@@ -231,6 +233,9 @@ static void run(struct dlp *d)
 	ga->write_percent = d->o.ms.write_percent;
 	ga->random_access = d->o.ms.random_access;
 	memstress_totals(d->ms, &reads0, &writes0);
+	/* -j: the copy kept from the logs (verify.c), taken while the vCPUs are idle. */
+	if (d->o.verify && d->o.ms.nonstop && !d->o.ring_entries && !d->o.run_while_disabling)
+		verify_copy_begin(d);
 	if (d->o.ms.nonstop) {
 		memstress_next_iteration(d->ms);	/* iteration 1; vCPUs run free from here */
 		memstress_live_counts(d->ms, &live_reads0, &live_writes0);
@@ -252,6 +257,8 @@ static void run(struct dlp *d)
 		memstress_run_free(d->ms);
 	else if (d->o.ms.nonstop)
 		memstress_stop(d->ms);
+	if (d->copies)
+		verify_copy_end(d);
 	stats_snapshot(&d->vm_stats, &snap);
 	logging_flags(d, false);
 	d->disable = TIMED("disable_dirty_logging_time", NULL, set_logging(d));

@@ -226,6 +226,8 @@ TEST(nonstop_chunked_clear_counts_pages)
 	/* No dirty-memory phase in nonstop mode. */
 	ASSERT_EQ(NULL, strstr(r->out, "dirty memory time"));
 	ASSERT_EQ(0, figure_value(r, "verify_lost_pages"));
+	/* -j's own check: the copy kept from the logs, against the memory at the end. */
+	ASSERT_NE(NULL, strstr(r->out, "verify: -j: the copy kept from the logs equals the memory"));
 	tool_run_free(r);
 	free(r);
 }
