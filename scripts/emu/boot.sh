@@ -200,17 +200,19 @@ esac
 log=${KMP_EMU_LOG:-$work/console.log}
 echo "  EMU     $name: ${qemu[0]} ($kver${modparams:+, $modparams}), timeout ${timeout_s}s" >&2
 set +e
-# The console goes to the log whole, less SeaBIOS's terminal escapes;
-# firmware chatter (skiboot's "[ t,level]"
-# lines) and records passed through it (check.sh's KMP-REC lines) are left
-# out of what is shown.
+# The console goes to the log whole, less carriage returns and SeaBIOS's
+# terminal escapes; firmware chatter (skiboot's "[ t,level]" lines) and
+# records passed through it (check.sh's KMP-REC lines) are left out of what
+# is shown. Every stage is line-buffered (sed -u, grep --line-buffered): a
+# block-buffered stage such as tr held a long ab side's output back for
+# many minutes.
 # Under icount the run should repeat exactly: the emulated host's random
 # numbers (RDRAND, and so KASLR and every seed) and its clock at boot come
 # from fixed values rather than from this machine.
 [ -n "${KMP_EMU_ICOUNT:-}" ] && qemu+=(-icount "$KMP_EMU_ICOUNT" -seed 1 -rtc "base=2026-01-01T00:00:00,clock=vm")
 timeout --foreground "$timeout_s" "${qemu[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot -nic none \
-	-initrd "$work/initrd.gz" </dev/null 2>&1 | tr -d '\r' |
-	sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$log" |
+	-initrd "$work/initrd.gz" </dev/null 2>&1 |
+	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$log" |
 	grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+,[0-9]\]|^ S: [0-9a-f]+ R:|^CPU [0-9a-f]+ Backtrace:| --- OPAL boot ---|^KMP-REC'
 qemu_rc=${PIPESTATUS[0]}
 set -e
