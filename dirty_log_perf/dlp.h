@@ -10,6 +10,7 @@
 #include "dirty_ring.h"
 #include "memstress.h"
 #include "stats.h"
+#include "thread_cputime.h"
 
 struct dlp_opts {
 	struct memstress_params ms;	/* -v -b -s -x -o -w -a -r -j -c */
@@ -112,6 +113,14 @@ struct dlp {
 	struct kvm_stats vm_stats;
 	struct stats_mappings mappings;	/* after populate */
 	struct stats_snapshot phase_stats[NR_PHASES];
+
+	/* The vCPUs over the host's iteration loop (loop_vcpus.c). */
+	struct kvm_stats *vcpu_stats;			/* per vCPU */
+	struct stats_snapshot *vcpu_stats_before;
+	struct thread_cputime *vcpu_times_before;
+	struct stats_snapshot loop_vcpu_stats;		/* summed over vCPUs */
+	struct thread_cputime loop_vcpu_times;		/* summed over vCPUs */
+	bool loop_vcpus_known;
 };
 
 extern const char *const dlp_phase_names[NR_PHASES];
@@ -146,6 +155,21 @@ void verify_iteration(struct dlp *d, uint64_t iteration, bool exact);
 void verify_copy_begin(struct dlp *d);
 void verify_copy_logged(struct dlp *d);
 void verify_copy_end(struct dlp *d);
+
+/*
+ * loop_vcpus.c: opened before the host's loop, read just inside it (so the
+ * CPU times lie within its time, and the reads cost it microseconds).
+ */
+#define LOOP_VCPUS_PHASE "vcpus_over_iterations"
+void loop_vcpus_open(struct dlp *d);
+void loop_vcpus_begin(struct dlp *d);
+void loop_vcpus_end(struct dlp *d);
+/* The line (and with --stats the vCPU stats that moved). */
+void loop_vcpus_print(const struct dlp *d);
+/* Figures vcpu_cpu_time and vcpu_guest_time; the summed stats as a phase. */
+void loop_vcpus_figures(struct json *j, const struct dlp *d);
+void loop_vcpus_phase(struct json *j, const struct dlp *d);
+void loop_vcpus_teardown(struct dlp *d);
 
 /* results.c */
 void results_print_totals(const struct dlp *d);

@@ -240,10 +240,13 @@ static void run(struct dlp *d)
 		memstress_next_iteration(d->ms);	/* iteration 1; vCPUs run free from here */
 		memstress_live_counts(d->ms, &live_reads0, &live_writes0);
 	}
+	loop_vcpus_open(d);
 	d->loop_host_waits = d->ms->host_waits;
 	start = ts_now();
+	loop_vcpus_begin(d);
 	for (uint64_t i = 1; i <= d->o.iterations; i++)
 		run_iteration(d, i);
+	loop_vcpus_end(d);
 	d->loop = ts_elapsed(start);
 	d->loop_host_waits = d->ms->host_waits - d->loop_host_waits;
 	/* -j: what the vCPUs did while the host ran exactly its iteration loop. */
@@ -279,6 +282,7 @@ static void run(struct dlp *d)
 		d->writes = writes - writes0;
 	}
 	results_print_totals(d);
+	loop_vcpus_print(d);
 	if (d->o.print_stats) {
 		struct stats_snapshot zero;
 
@@ -329,6 +333,7 @@ static int write_record(int argc, char **argv, const char *status, const char *r
 static void teardown(void)
 {
 	collect_teardown(&dlp);
+	loop_vcpus_teardown(&dlp);
 	stats_close(&dlp.vm_stats);
 	memstress_destroy(dlp.ms);
 }

@@ -245,6 +245,7 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 		record_figure(&j, "nonstop_loop_time", "s", ts_to_sec(d->loop), NULL, 0);
 		record_figure(&j, "nonstop_passes", "passes", nonstop_passes(d), NULL, 0);
 	}
+	loop_vcpus_figures(&j, d);
 	json_object_end(&j);
 	if (nonstop_caveat(d, why, sizeof(why))) {
 		json_object_begin(&j, "caveats");
@@ -261,6 +262,7 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 			if (d->phase_stats[p].values)
 				record_phase_stats(&j, dlp_phase_names[p], &d->vm_stats, &zero,
 						   &d->phase_stats[p]);
+		loop_vcpus_phase(&j, d);
 		json_object_end(&j);
 		stats_snapshot_free(&zero);
 	}

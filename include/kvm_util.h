@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "account.h"
 #include "kvm_compat.h"
@@ -65,6 +66,7 @@ struct kvm_vcpu {
 	uint64_t run_first_ns;		/* ...its first entry since the last vCPU region began */
 	uint64_t run_exit_ns;		/* ...its last exit */
 	pthread_t thread;
+	pid_t tid;			/* the thread's, once it runs (/proc/self/task/TID) */
 	bool has_thread;
 	struct vcpu_arch arch;
 };

@@ -2,6 +2,7 @@
 /* vCPU threads: created, pinned, then released together by a barrier. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "account.h"
 #include "kvm_util.h"
@@ -21,6 +22,7 @@ static void *vcpu_thread_main(void *p)
 	struct vcpu_thread_args a = *(struct vcpu_thread_args *)p;
 
 	free(p);
+	a.vcpu->tid = gettid();
 	if (a.cpu >= 0)
 		topology_pin_thread(pthread_self(), a.cpu);
 	pthread_barrier_wait(a.barrier);

@@ -725,7 +725,8 @@ def print_generic(pairs):
 def print_path_counts(pairs):
     """The KVM VM stat deltas of each phase beside the timings: under icount
     they are the code path's own counts.  Only stats that moved on a side."""
-    print("path counts: KVM VM stat deltas per phase, medians over runs, BASE -> NEW")
+    print("path counts: KVM VM stat deltas per phase (vcpus_*: the vCPUs' stats, summed), "
+          "medians over runs, BASE -> NEW")
     for b, n in sorted(pairs, key=lambda p: p[0].name):
         keys = sorted({(ph, st) for sec in (b, n) for _, rec in sec.passed
                        for ph, stats in (rec.get("phases") or {}).items()

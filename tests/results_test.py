@@ -672,7 +672,7 @@ def test_emulated_host(tmp, a, b):
           "in more than any one patch)" in out and
           any(l.startswith("# the figures are instruction-paced (QEMU -icount)") for l in out) and
           any("repeatable here, with one icount-paced emulated vCPU" in l for l in out) and
-          "path counts: KVM VM stat deltas per phase, medians over runs, BASE -> NEW" in out and
+          "path counts: KVM VM stat deltas per phase (vcpus_*: the vCPUs' stats, summed), medians over runs, BASE -> NEW" in out and
           not any("different hosts" in l for l in out), res.stdout + res.stderr)
 
 
