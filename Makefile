@@ -321,14 +321,16 @@ check-seed-000:
 		$(SRC)/configs/emu-seed-000.hosts $(EMU_TIMEOUT)
 # make seed-pairs (outside CI: kernel builds and six boots): the posts' pairs
 # at the seeds' ci scale, each from linux-source-6.12 and its patch
-# (docs/run.md, "The posts' patches").
+# (docs/run.md, "The posts' patches").  Seed 000's pair leaves out its 1M
+# chunk section: under icount one run of it went past 11 minutes on side A.
 .PHONY: seed-pairs
 seed-pairs:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= OUTPUT=$(SRC)/build/arm64 all
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= OUTPUT=$(SRC)/build/powerpc all
 	$(Q)$(SRC)/run.sh ab --arch arm64 --smp 2 --kernel linux-source-6.12 \
-		--patch $(SRC)/patches/seed-000-clear-dirty-log-read-lock.patch -g seed-000
+		--patch $(SRC)/patches/seed-000-clear-dirty-log-read-lock.patch -g seed-000 \
+		-t dlp-seed000-arm64-chunk-whole -t dlp-seed000-arm64-chunk-16M
 	$(Q)$(SRC)/run.sh ab --arch powerpc --smp 2 --kernel linux-source-6.12 \
 		--patch $(SRC)/patches/seed-001-tlbie-lock.patch -g seed-001
 	$(Q)$(SRC)/run.sh ab --kernel linux-source-6.12 \
