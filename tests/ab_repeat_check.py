@@ -129,7 +129,7 @@ def bad_kernels(tmp, k):
     with open(os.path.join(tree, "arch", "x86", "boot", "bzImage"), "wb") as f:
         f.write(b"\0" * 4096)
     with open(os.path.join(tree, ".config"), "w") as f:
-        f.write("CONFIG_KVM=y\nCONFIG_KVM_AMD=y\n")
+        f.write("CONFIG_BUG=y\nCONFIG_KVM=y\nCONFIG_KVM_AMD=y\n")
     with open(os.path.join(tree, "include", "config", "kernel.release"), "w") as f:
         f.write("6.99.0-junk\n")
     with open(os.path.join(tree, "modules.builtin"), "w") as f:     # as a build writes it

@@ -10,6 +10,9 @@ host under icount with the legacy MMU over NPT, running a small zap_latency.
   kretprobes; the records name their source, patch (sha256) and config.
 - Run again, nothing is built, and the figures repeat by make check-ab's
   rule (timings within 1%, counts equal).
+- The kernel-report check's negative control: tests/controls/ adds a
+  WARN_ON_ONCE(1) on KVM_SET_USER_MEMORY_REGION as side B; ab must exit
+  non-zero, naming side B and quoting the WARNING, with side A clean.
 - Bad input that needs the source: a patch that does not apply (named with
   its hunk), a config option Kconfig drops (named), and a build that fails
   (exit 1, the log's end and its path, nothing left that looks built).
@@ -122,6 +125,24 @@ def bad_builds(tmp, results):
         shutil.rmtree(os.path.join(CACHE, d), ignore_errors=True)
 
 
+def warn_control(tmp, results):
+    control = os.path.join(SRC, "tests", "controls", "warn-once-set-memory-region.patch")
+    r, out = ab(["--kernel", "linux-source-6.12", "--patch", control, "--mmu", "legacy-npt",
+                 "-t", "ab-repeat-zap", "--smp", "1"], os.path.join(tmp, "control"))
+    lines = out.splitlines()
+    said = [i for i, l in enumerate(lines) if l.startswith("ab: side B (linux-source-6.12): "
+                                                          "the kernel reported trouble")]
+    quoted = lines[said[0] + 1] if said else ""
+    problems = [] if r.returncode == 1 else ["exit %d" % r.returncode]
+    if not re.match(r"  \| WARNING: CPU: \d+ PID: \d+ at \S*virt/kvm/kvm_main\.c:\d+ ", quoted):
+        problems.append("side B's WARNING not quoted (next line: %r)" % quoted)
+    if any(l.startswith("ab: side A") for l in lines):
+        problems.append("side A reported too")
+    results.append(("the WARN_ON_ONCE control as side B: ab exits 1, names side B and quotes "
+                    "its WARNING from virt/kvm/kvm_main.c; side A is clean",
+                    problems + ([] if not problems else lines[-12:])))
+
+
 def cross(tmp, results):
     """arm64 and powerpc: linux-source-6.12 cross-built and booted as that arch's host."""
     for arch, mmu in (("arm64", "stage-2"), ("powerpc", "hpt")):
@@ -172,7 +193,7 @@ def pair(tmp, results):
 
 def main():
     cross_only = sys.argv[1:] == ["--cross"]
-    return run_steps("kmp-ab-source-", (cross,) if cross_only else (pair, bad_builds))
+    return run_steps("kmp-ab-source-", (cross,) if cross_only else (pair, warn_control, bad_builds))
 
 
 if __name__ == "__main__":

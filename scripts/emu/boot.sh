@@ -186,16 +186,16 @@ x86_64)
 	# request for a gigantic page can fail on fragmentation (there is no CMA).
 	qemu=(qemu-system-x86_64 -accel "${KMP_EMU_ACCEL:-tcg,thread=single}" -cpu max
 	      -kernel "$root/boot/vmlinuz-$kver"
-	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 hugepagesz=1G hugepages=2${cmdline_params:+ $cmdline_params}") ;;
+	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 log_buf_len=4M hugepagesz=1G hugepages=2${cmdline_params:+ $cmdline_params}") ;;
 arm64)
 	qemu=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu "max,pauth=off"
 	      -kernel "$root/boot/vmlinuz-$kver"
-	      -append "console=ttyAMA0 rdinit=/init panic=-1 quiet loglevel=3${cmdline_params:+ $cmdline_params}") ;;
+	      -append "console=ttyAMA0 rdinit=/init panic=-1 quiet loglevel=3 log_buf_len=4M${cmdline_params:+ $cmdline_params}") ;;
 powerpc)
 	machine=${KMP_EMU_MACHINE:-powernv8}
 	qemu=(qemu-system-ppc64 -M "$machine" -cpu "power${machine#powernv}"
 	      -kernel "$root/boot/vmlinux-$kver"
-	      -append "console=hvc0 rdinit=/init panic=-1 quiet loglevel=3${cmdline_params:+ $cmdline_params}") ;;
+	      -append "console=hvc0 rdinit=/init panic=-1 quiet loglevel=3 log_buf_len=4M${cmdline_params:+ $cmdline_params}") ;;
 esac
 log=${KMP_EMU_LOG:-$work/console.log}
 echo "  EMU     $name: ${qemu[0]} ($kver${modparams:+, $modparams}), timeout ${timeout_s}s" >&2

@@ -57,6 +57,13 @@ busybox_from_base() {
 	cp "$base/root/bin/busybox" "$1/root/bin/busybox"
 }
 
+# A kernel built without BUG() support (tinyconfig's default) runs WARN_ON()
+# silently: its console could never show a report (console-reports.sh).
+reports_or_die() {	# reports_or_die CONFIG_FILE
+	grep -qx 'CONFIG_BUG=y' "$1" 2> /dev/null ||
+		die "its config ($1) has no CONFIG_BUG=y: WARN_ON() and BUG() would print nothing, so its kernel reports could not be checked"
+}
+
 case "$spec" in
 *.deb)
 	[ -f "$spec" ] || die "no such package file"
@@ -90,6 +97,7 @@ linux-image-*)
 	tree=$(cd "$tree" && pwd)
 	bz=$tree/$image
 	[ -f "$bz" ] || die "$tree has no $image: build the kernel there first (make $(basename "$image"))"
+	reports_or_die "$tree/.config"
 	builtin=0
 	# arm64's KVM cannot be a module.
 	[ -z "$kvm_mod" ] && builtin=1
@@ -138,4 +146,6 @@ linux-image-*)
 	fi
 	touch "$cache/.complete" ;;
 esac
+# A package's kernel is checked as its tree's is.
+[ -n "${tree:-}" ] || reports_or_die "$(compgen -G "$cache/root/boot/config-*" | head -1 || echo "$cache/root/boot/config-*")"
 echo "$cache"
