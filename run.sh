@@ -8,7 +8,7 @@
 #   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--list] [--dry-run]
 #   ./run.sh compare BASE NEW
 #   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
-#   ./run.sh ab --kernel A [--kernel B] [--patch FILE]... [--config FRAGMENT]... [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
+#   ./run.sh ab --kernel A [--kernel B] [--patch FILE]... [--patch-a FILE]... [--config FRAGMENT]... [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
 #       MMU: x86_64 tdp|shadow|legacy-npt, arm64 stage2, powerpc hpt|radix
 #
 # Config text is data: sections are parsed line by line and arguments are
@@ -507,12 +507,15 @@ cmd_sweep() {
 # ab --kernel A --kernel B SELECTION: the selection on each kernel, booted as
 # an emulated KVM host of --arch (scripts/emu/ab-side.sh), then compare A B.
 cmd_ab() {
-	local -a kernels=() sel=() passthru=() patches=() configs=() build_a=() build_b=()
+	local -a kernels=() sel=() passthru=() patches=() patches_a=() configs=() build_a=() build_b=()
 	local arch=x86_64 mmu='' smp=1 icount=shift=0,sleep=off repeat=1 params machine='' n t=0 side rc=0 a b
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--kernel) need_value --kernel "$@"; kernels+=("$2"); shift 2 ;;
 		--patch) need_value --patch "$@"; patches+=(--patch "$2"); shift 2 ;;
+		--patch-a) need_value --patch-a "$@"
+			   if [ ! -f "$2" ] || [ ! -r "$2" ]; then die "--patch-a '$2': no such readable file"; fi
+			   patches_a+=(--patch "$2"); shift 2 ;;
 		--config) need_value --config "$@"; configs+=(--config "$2"); shift 2 ;;
 		--arch) need_value --arch "$@"; arch=$2; shift 2 ;;
 		-g|-t) need_value "$1" "$@"; sel+=("$1" "$2"); shift 2 ;;
@@ -527,8 +530,10 @@ cmd_ab() {
 		*) die "ab: unknown argument '$1'; see --help" ;;
 		esac
 	done
-	# One source and patches: A is the source, B the source with them.
-	[ ${#kernels[@]} = 1 ] && [ ${#patches[@]} -gt 0 ] && kernels+=("${kernels[0]}")
+	# One source and patches: A is the source (with --patch-a's), B the
+	# source with --patch's.
+	[ ${#kernels[@]} = 1 ] && [ $((${#patches[@]} + ${#patches_a[@]})) -gt 0 ] &&
+		kernels+=("${kernels[0]}")
 	case ${#kernels[@]} in
 	0) die "ab: needs two kernels: --kernel A --kernel B (or one source and --patch)" ;;
 	1) die "--kernel '${kernels[0]}': ab needs a second kernel (--kernel A --kernel B), or --patch FILE to build B as A with it" ;;
@@ -570,11 +575,14 @@ cmd_ab() {
 	done
 	# Each kernel made ready (fetched, unpacked) before any folder is made:
 	# a bad --kernel is a one-line error.
-	# --config to every source side; --patch to B alone.
+	# --config to every source side; --patch to B alone, --patch-a to A alone.
 	local -a caches=()
-	build_a=(${configs[@]+"${configs[@]}"})
+	build_a=(${configs[@]+"${configs[@]}"} ${patches_a[@]+"${patches_a[@]}"})
 	build_b=(${configs[@]+"${configs[@]}"} ${patches[@]+"${patches[@]}"})
-	# B's patches are tried first: one that does not apply fails before anything is built.
+	# The patches are tried first: one that does not apply fails before anything is built.
+	if [ ${#patches_a[@]} -gt 0 ]; then
+		"$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[0]}" "$HERE/build/$arch/emu-ab" "${build_a[@]}" --check > /dev/null || exit $?
+	fi
 	if [ ${#patches[@]} -gt 0 ]; then
 		"$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" "${build_b[@]}" --check > /dev/null || exit $?
 	fi

@@ -8,8 +8,9 @@
  * present with MADV_POPULATE_WRITE, and re-enters the guest.
  *
  * Whether the running kernel exits instead of waiting is probed, not
- * assumed: KVM_CAP_MEMORY_FAULT_INFO must be offered, and a one-vCPU probe
- * VM must actually exit on a page its userfaultfd has not resolved.
+ * assumed: KVM_CAP_MEMORY_FAULT_INFO and the fixture's capability must be
+ * offered, and a one-vCPU probe VM must actually exit on a page its
+ * userfaultfd has not resolved.
  */
 #include <errno.h>
 #include <string.h>
@@ -47,13 +48,12 @@ bool mem_fault_on_exit(struct memstress *ms, struct kvm_vcpu *vcpu)
 }
 
 /*
- * The seed-002 patch's memslot flag (patches/seed-002-mem-fault-nowait.patch).
- * Bit 3 has this meaning in no merged kernel, and later series proposed it
- * for other flags: the ioctl taking it proves nothing alone, so the probe
- * also checks that a fault on an unsupplied page really exits.
+ * The seed-002 patch's memslot flag (patches/seed-002-mem-fault-nowait.patch,
+ * kvm_compat.h).  Bit 3 has this meaning in no merged kernel, and later
+ * series proposed it for other flags: neither the ioctl taking it nor the
+ * capability proves anything alone, so the probe also checks that a fault
+ * on an unsupplied page really exits.
  */
-#define KMP_MEM_FAULT_NOWAIT (1u << 3)
-
 const char mem_fault_mechanism[] =
 	"KVM_MEM_FAULT_NOWAIT memslot flag (bit 3, patches/seed-002-mem-fault-nowait.patch) "
 	"set with KVM_SET_USER_MEMORY_REGION2";
@@ -131,7 +131,16 @@ static const char *probe(const struct dp_opts *o)
 				 ret == -EINVAL ? "EINVAL" : strerror(-ret), feature_forms);
 		return reason;
 	}
-	/* Part two: a fault on a page not supplied yet must exit, not wait. */
+	/* Part two: the fixture's capability, which no merged kernel offers. */
+	if (kvm_check_cap(KMP_CAP_MEM_FAULT_NOWAIT) != 1) {
+		memstress_destroy(run.ms);
+		snprintf(reason, sizeof(reason), "KVM_SET_USER_MEMORY_REGION2 took memslot flag "
+			 "bit 3, but capability 0x%x (KVM_CAP_MEM_FAULT_NOWAIT of "
+			 "patches/seed-002-mem-fault-nowait.patch) is not offered, so bit 3 means "
+			 "something else here; %s", KMP_CAP_MEM_FAULT_NOWAIT, feature_forms);
+		return reason;
+	}
+	/* Part three: a fault on a page not supplied yet must exit, not wait. */
 	slot = vm_mem_region(run.ms->vm, memstress_slot(run.ms, 0));
 	run.nr_regions = 1;
 	run.regions = calloc(1, sizeof(*run.regions));

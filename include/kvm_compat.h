@@ -58,6 +58,30 @@ struct kvm_userspace_memory_region2 {
 #define KVM_SET_USER_MEMORY_REGION2 _IOW(KVMIO, 0x49, struct kvm_userspace_memory_region2)
 #endif
 
+/* KVM_PRE_FAULT_MEMORY (6.11): map guest memory before the guest touches it. */
+#ifndef KVM_CAP_PRE_FAULT_MEMORY
+#define KVM_CAP_PRE_FAULT_MEMORY 236
+struct kvm_pre_fault_memory {
+	__u64 gpa;
+	__u64 size;
+	__u64 flags;
+	__u64 padding[5];
+};
+#define KVM_PRE_FAULT_MEMORY _IOWR(KVMIO, 0xd5, struct kvm_pre_fault_memory)
+#endif
+
+/*
+ * Seed 002's fixture (patches/seed-002-mem-fault-nowait.patch), in no merged
+ * kernel: its memslot flag, its capability (far above upstream's numbers)
+ * and the access bits of run->memory_fault.flags (bits upstream keeps for
+ * RWX).  Merged kernels may give bit 3 another meaning, so users of the
+ * flag also check its behaviour, never the numbers alone.
+ */
+#define KMP_MEM_FAULT_NOWAIT		(1u << 3)
+#define KMP_CAP_MEM_FAULT_NOWAIT	0x10002
+#define KMP_MEMORY_EXIT_FLAG_READ	(1ULL << 0)
+#define KMP_MEMORY_EXIT_FLAG_WRITE	(1ULL << 1)
+
 /*
  * run->memory_fault (6.8): the exit union's member for KVM_EXIT_MEMORY_FAULT.
  * Older headers lack it; it sits at the start of the union, like padding.

@@ -50,7 +50,7 @@ if [ ! -x "$SRC/build/x86_64/bin/zap_latency" ]; then
 	echo "1..0 # SKIP the x86_64 binaries are not built (make)"
 	exit 4
 fi
-echo "1..12"
+echo "1..14"
 
 echo "x" > "$TMP/fix.patch"
 refused "a source path that does not exist" "--kernel '$TMP/nope/': no such folder" \
@@ -89,6 +89,10 @@ refused "--patch with an image package for B: no source to patch" "no source to 
 	--kernel linux-image-6.12.118+deb12-amd64 --patch "$TMP/fix.patch"
 refused "--patch naming no file" "--patch '$TMP/none.patch': no such readable file" \
 	--kernel linux-source-6.12 --patch "$TMP/none.patch"
+refused "--patch-a naming no file" "--patch-a '$TMP/none.patch': no such readable file" \
+	--kernel linux-source-6.12 --patch-a "$TMP/none.patch"
+refused "--patch-a with an image package for A: no source to patch" "no source to patch" \
+	--kernel linux-image-6.12.118+deb12-amd64 --patch-a "$TMP/fix.patch"
 refused "--config naming no file" "--config '$TMP/none.config': no such readable file" \
 	--kernel linux-source-6.12 --kernel linux-source-6.12 --config "$TMP/none.config"
 refused "a source package name that is not linux-source-X.Y" "not a source package name" \

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A fixture's negative control, for make check-seed-NNN (KTAP).
+
+Usage: tests/fixture_control_check.py SEED
+
+linux-source-6.12 is built with the seed's fixture (patches/) and its
+control (tests/controls/: the fixture with its key part removed), booted as
+the emulated AMD host with nested paging on, and runs a list of tests.  The
+checks that must catch the control have to fail, with the message that
+names why; the others have to pass.  So a check that cannot see the
+fixture's key part would show here.
+Exit status: 0 when the control was caught as expected, 1 otherwise.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kmp_testlib import SRC, run_steps  # noqa: E402
+
+# SEED: the fixture, the control, config fragments, the list run, the
+# console lines that must be there (the control caught; a regex, or a regex
+# and how many times at least) and what they mean.
+CONTROLS = {
+    "seed-002": {
+        "fixture": "seed-002-mem-fault-nowait.patch",
+        "control": "seed-002-without-loop-break.patch",
+        "configs": ["memory-failure.config"],
+        "list": ["smoke_mem_fault"],
+        "caught": [r"^# not ok \d+ global\.%s$" % t for t in (
+            "exits_name_the_access", "the_zero_page_under_a_read_only_mapping_exits_once",
+            "a_pfnmap_mapping_exits_once", "a_hwpoisoned_page_exits_once_then_signals")]
+        + [(r"the vCPU loops", 4)],
+        "passed": [r"^# ok \d+ global\.%s$" % t for t in (
+            "the_capability_agrees_with_the_flag",
+            "a_present_read_only_page_serves_reads_without_an_exit",
+            "pre_fault_maps_a_flagged_page_where_the_mmu_offers_it")],
+        "what": "the fixture without its loop-break: smoke_mem_fault's 4 cases that re-enter "
+                "without supplying the page fail, each saying the vCPU loops; its 3 others pass",
+    },
+    "seed-003": {
+        "fixture": "seed-003-non-atomic-dirty-clear.patch",
+        "control": "seed-003-without-the-write.patch",
+        "configs": [],
+        "list": ["smoke_clear_dirty_trace", "dirty_log_perf -v 2 -b 16M -i 3 --verify"],
+        "caught": [r"^not ok \d+ selftests: kvm-mmu-perf: dirty_log_perf_",
+                   r"was written but is missing from"],
+        "passed": [r"^ok \d+ selftests: kvm-mmu-perf: smoke_clear_dirty_trace$"],
+        "what": "the fixture without its SPTE write (the change still traced): the trace count "
+                "passes, and dirty_log_perf --verify fails on pages written but missing from "
+                "the log",
+    },
+}
+
+
+def control(seed):
+    c = CONTROLS[seed]
+    name = seed + "-control"
+
+    def step(tmp, results):
+        args = [os.path.join(SRC, "scripts", "emu", "kernel.sh"), "x86_64", "linux-source-6.12",
+                os.path.join(SRC, "build", "x86_64", "emu-ab"),
+                "--patch", os.path.join(SRC, "patches", c["fixture"]),
+                "--patch", os.path.join(SRC, "tests", "controls", c["control"])]
+        for f in c["configs"]:
+            args += ["--config", os.path.join(SRC, "configs", "kernel", f)]
+        build = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        if build.returncode:
+            results.append(("the control kernel builds", ["kernel.sh exit %d" % build.returncode]))
+            return
+        listing = os.path.join(tmp, "control.list")
+        with open(listing, "w") as f:
+            f.write("\n".join(c["list"]) + "\n")
+        env = dict(os.environ, KMP_EMU_NAME="x86_64/" + name, KMP_EMU_KERNEL="6.12",
+                   KMP_EMU_MODPARAMS="kvm_amd.npt=1", KMP_EMU_CACHE=build.stdout.strip(),
+                   KMP_EMU_CHECK_NAME=name)
+        check = subprocess.run(
+            [os.path.join(SRC, "scripts", "emu", "check.sh"), "x86_64",
+             os.path.join(SRC, "build", "x86_64", "bin"), listing, "1200"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        log_path = os.path.join(SRC, "build", "x86_64", "emu-check-%s.log" % name)
+        with open(log_path, errors="replace") as f:
+            log = f.read()
+        problems = [] if check.returncode else ["the checks passed the control kernel"]
+        for want in c["caught"] + c["passed"]:
+            pattern, times = want if isinstance(want, tuple) else (want, 1)
+            if len(re.findall(pattern, log, re.M)) < times:
+                problems.append("not in the console %d time(s): %s" % (times, pattern))
+        results.append(("%s (console: %s)" % (c["what"], log_path),
+                         problems + ([] if not problems else check.stdout.splitlines()[-15:])))
+    return step
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in CONTROLS:
+        print("usage: %s SEED (one of: %s)" % (sys.argv[0], ", ".join(sorted(CONTROLS))),
+              file=sys.stderr)
+        sys.exit(2)
+    sys.exit(run_steps("kmp-%s-control-" % sys.argv[1], [control(sys.argv[1])]))
