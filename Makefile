@@ -335,14 +335,30 @@ seed-pairs:
 		--patch $(SRC)/patches/seed-001-tlbie-lock.patch -g seed-001
 	$(Q)$(SRC)/run.sh ab --kernel linux-source-6.12 \
 		--patch $(SRC)/patches/seed-002-mem-fault-nowait.patch -g seed-002
-# make check-seed-002 (outside CI: a kernel build and two boots): the proof
-# of patches/seed-002-mem-fault-nowait.patch, configs/emu-seed-002.list on
-# linux-source-6.12 built with it, with nested paging on and off.
-.PHONY: check-seed-002
-check-seed-002:
+	$(Q)$(SRC)/run.sh ab --kernel linux-source-6.12 \
+		--patch-a $(SRC)/patches/seed-003-non-atomic-dirty-clear.patch -g seed-003
+# An x86 fixture's proof: the hosts of configs/emu-SEED.hosts, then its
+# negative control (tests/fixture_control_check.py SEED).
+define x86_fixture_check
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh x86_64 $(SRC)/build/x86_64/bin \
-		$(SRC)/configs/emu-seed-002.hosts $(EMU_TIMEOUT)
+		$(SRC)/configs/emu-$(1).hosts $(EMU_TIMEOUT)
+	$(Q)$(SRC)/tests/fixture_control_check.py $(1)
+endef
+# make check-seed-002 (outside CI: two kernel builds and five boots): the
+# proof of patches/seed-002-mem-fault-nowait.patch, configs/emu-seed-002.list
+# on linux-source-6.12 built with it, with nested paging on and off; then its
+# negative control (tests/fixture_control_check.py).
+.PHONY: check-seed-002
+check-seed-002:
+	$(call x86_fixture_check,seed-002)
+# make check-seed-003 (outside CI: two kernel builds and three boots): the
+# proof of patches/seed-003-non-atomic-dirty-clear.patch, configs/emu-seed-003.list
+# on linux-source-6.12 built with it ("before") and without it ("after"), on
+# the TDP MMU; then its negative control (tests/fixture_control_check.py).
+.PHONY: check-seed-003
+check-seed-003:
+	$(call x86_fixture_check,seed-003)
 # make check-ab: run.sh ab's repeatability, tests/ab_repeat_check.py: one
 # kernel (make check-x86's 6.12, or KMP_AB_KERNEL) booted twice as an emulated
 # x86_64 host under icount with one vCPU; timings must agree within 1%, counts
