@@ -866,10 +866,15 @@ def host_notes(hb, hn):
             # run.sh ab from source (scripts/emu/kernel.sh): say exactly what differs.
             patches = [m.group(2).strip(" +").split(" + ") if m.group(2) else [] for m in built]
             added = [p for p in patches[1] if p not in patches[0]]
-            lines.append("# BASE and NEW: one emulated machine, one source (%s) built twice; NEW "
-                         "adds %s%s" % (built[0].group(1), "; ".join(added) or "no patch",
-                                        "" if built[0].group(3) == built[1].group(3) else
-                                        "; the configs differ too"))
+            # run.sh ab --patch-a: a "before" fixture on BASE alone.
+            base_only = [p for p in patches[0] if p not in patches[1]]
+            what = "NEW adds %s" % ("; ".join(added) or "no patch")
+            if base_only:
+                what = ("NEW adds %s, and " % "; ".join(added) if added else "") + \
+                    "BASE adds %s" % "; ".join(base_only)
+            lines.append("# BASE and NEW: one emulated machine, one source (%s) built twice; %s%s"
+                         % (built[0].group(1), what, "" if built[0].group(3) ==
+                            built[1].group(3) else "; the configs differ too"))
         elif hb.get("kernel") != hn.get("kernel"):
             lines.append("# BASE and NEW: one emulated machine, two kernels: a kernel A/B (the "
                          "kernels differ in more than any one patch)")

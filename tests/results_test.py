@@ -674,6 +674,20 @@ def test_emulated_host(tmp, a, b):
           any("repeatable here, with one icount-paced emulated vCPU" in l for l in out) and
           "path counts: KVM VM stat deltas per phase (vcpus_*: the vCPUs' stats, summed), medians over runs, BASE -> NEW" in out and
           not any("different hosts" in l for l in out), res.stdout + res.stderr)
+    # One source built twice (run.sh ab from source): the patch named on its side.
+    src = "built from package linux-source-6.12 6.12.118-1~deb12u1%s; config sha256 c0ffee"
+    fix = " + patch seed-003-fix.patch sha256 aa11"
+    plain = variant(a, "source-plain", emulated=icount % (src % ""), cpus=1, kernel="6.12.118")
+    patched = variant(b, "source-patched", emulated=icount % (src % fix), cpus=1,
+                      kernel="6.12.118")
+    for base, new, says in ((plain, patched, "NEW adds patch seed-003-fix.patch sha256 aa11"),
+                            (patched, plain, "BASE adds patch seed-003-fix.patch sha256 aa11"),
+                            (plain, plain, "NEW adds no patch")):
+        out = run("compare", base, new).stdout.splitlines()
+        line = "# BASE and NEW: one emulated machine, one source (package linux-source-6.12 " \
+               "6.12.118-1~deb12u1) built twice; " + says
+        check("one source built twice: '%s'" % says, line in out,
+              "\n".join(l for l in out if "built twice" in l))
 
 
 def test_schema_versions(tmp, a, b):
