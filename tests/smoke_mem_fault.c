@@ -307,11 +307,13 @@ TEST(a_hwpoisoned_page_exits_once_then_signals)
 	int before, ret, err;
 
 	REQUIRE_KVM();
-	host_desc_read(&d);
-	if (!d.emulated[0])
-		SKIP(return, "poisons a page of this host for good: runs on emulated hosts only");
 	if (!flagged_vm(_metadata, &f, guest_read, 1, NULL))
 		return;
+	host_desc_read(&d);
+	if (!d.emulated[0]) {
+		vm_free(f.vm);
+		SKIP(return, "poisons a page of this host for good: runs on emulated hosts only");
+	}
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, NULL));
 	*(volatile uint64_t *)f.hva = 1;
 	if (madvise(f.hva, f.page, MADV_HWPOISON)) {
