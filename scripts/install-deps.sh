@@ -5,7 +5,7 @@
 #   for DEB_ARCH (arm64, ppc64el).
 set -e
 PKGS="build-essential clang libaio-dev libhwloc-dev libjansson-dev libtracefs-dev libtraceevent-dev linux-libc-dev \
-linux-source-6.12 xz-utils perl python3 python3-jsonschema python3-scipy gnuplot-nox \
+linux-source-6.12 xz-utils curl perl python3 python3-jsonschema python3-scipy gnuplot-nox \
 libclang-rt-14-dev cppcheck shellcheck"
 PRINT=
 [ "$1" = "--print" ] && PRINT=1 && shift

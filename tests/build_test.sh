@@ -16,7 +16,7 @@ check() {	# check NAME CONDITION_RC OUTPUT
 	fi
 }
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 
 out=$(make -s -C "$src" ARCH=mips 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
@@ -48,6 +48,15 @@ printf 'tdp 6.12 -\n' > "$cache/bad.hosts"
 out=$("$src/scripts/emu/check-hosts.sh" x86_64 "$cache" "$cache/bad.hosts" 2>&1); rc=$?
 [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "host 'tdp' needs NAME KERNEL MACHINE LIST"
 check "emu/check-hosts.sh: a host line without its list is refused" $? "$out"
+
+# A failed host's reason is repeated at the end (CI keeps only a log's tail).
+mkdir -p "$cache/emptybin"
+printf 'unit_tests\n' > "$cache/one.list"
+printf 'nobin default - one.list\n' > "$cache/nobin.hosts"
+out=$("$src/scripts/emu/check-hosts.sh" x86_64 "$cache/emptybin" "$cache/nobin.hosts" 2>&1); rc=$?
+[ $rc -eq 1 ] && printf '%s\n' "$out" | tail -n 3 | head -1 | grep -qx -- "--- why 'nobin' failed ($cache/emptybin/emu-check-nobin.out):" &&
+	printf '%s\n' "$out" | tail -n 2 | head -1 | grep -q "emptybin/unit_tests is missing"
+check "emu/check-hosts.sh: a failed host's reason is repeated at the end" $? "$out"
 
 out=$("$src/scripts/emu/boot.sh" sparc "$cache" /dev/null 2>&1); rc=$?
 [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "unsupported ARCH 'sparc' (x86_64, arm64 or powerpc)"

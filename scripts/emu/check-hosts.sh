@@ -34,6 +34,7 @@ while read -r name kernel machine list params <&3; do
 	esac
 	ran=$((ran + 1))
 	echo "=== emulated $arch host '$name': kernel $kernel${params:+, $params}"
+	rm -f "$bindir/emu-check-$name.out"
 	start=$SECONDS
 	series=$kernel cache=
 	if [[ $kernel == linux-source-* ]]; then
@@ -58,7 +59,8 @@ while read -r name kernel machine list params <&3; do
 	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$series KMP_EMU_MODPARAMS=$params \
 	   KMP_EMU_CACHE=$cache KMP_EMU_MEM=$mem \
 	   KMP_EMU_MACHINE=$([ "$machine" = - ] || echo "$machine") KMP_EMU_CHECK_NAME=$name \
-	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$listdir/$list" "$timeout_s" </dev/null; then
+	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$listdir/$list" "$timeout_s" </dev/null 2>&1 |
+	   tee "$bindir/emu-check-$name.out"; then
 		echo "=== '$name' passed in $((SECONDS - start)) s"
 	else
 		echo "=== '$name' FAILED in $((SECONDS - start)) s"
@@ -70,6 +72,15 @@ if [ "$ran" -eq 0 ]; then
 	exit 2
 fi
 if [ "${#failed[@]}" -gt 0 ]; then
+	# Why, again at the end: CI keeps only the tail of a long log.
+	for name in "${failed[@]}"; do
+		echo "--- why '$name' failed ($bindir/emu-check-$name.out):"
+		out=$bindir/emu-check-$name.out
+		[ -f "$out" ] || { echo "(no output: its kernel did not build)"; continue; }
+		why=$(grep -aE 'FAILED|not ok|^#+ |timed out|never finished|Error|error:|NOTE' "$out" |
+			grep -av '^ok ' | tail -n 12) || true
+		printf '%s\n' "${why:-$(tail -n 12 "$out")}"
+	done
 	echo "# emulated $arch hosts FAILED: ${failed[*]} (of $ran)"
 	exit 1
 fi

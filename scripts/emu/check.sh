@@ -86,10 +86,15 @@ RUN
 
 # The whole console stays next to the binaries for a look after a failure.
 log=$(cd "$bindir/.." && pwd)/emu-check${KMP_EMU_CHECK_NAME:+-$KMP_EMU_CHECK_NAME}.log
+rm -f "$log"	# a console from an earlier run must not stand in for this one
 set +e
 KMP_EMU_LOG=$log "$src/scripts/emu/boot.sh" "$arch" "$work/bin" "$work/script.sh" "$timeout_s"
 boot_rc=$?
 set -e
+if [ ! -f "$log" ]; then
+	echo "# the emulated ${KMP_EMU_NAME:-$arch} host never booted (exit $boot_rc)" >&2
+	exit 1
+fi
 
 mkdir -p "$work/records"
 awk -v dir="$work/records" '

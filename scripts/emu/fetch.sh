@@ -56,41 +56,66 @@ if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
 	apt-get update -q >/dev/null 2>&1 || true	# a foreign index mid-sync is not fatal
 fi
 # A foreign arch's index that does not match its signed Release (a mirror
-# mid-sync, seen for days on bookworm-security's ppc64el) leaves apt without
-# that index.  Then read it from the mirror directly and trust it only as far
-# as can be checked: the native arch's signed index must name the same kernel
-# version, and the .deb must match the index's size and SHA256.  Prints
-# "IMAGE FILENAME SIZE SHA256 REPO" for $meta, or fails.
-unsynced_index_entry() {
-	local native_meta repo rel uri idx dep ver native_ver fmt
-	case "$(dpkg --print-architecture)" in
-	amd64) native_meta=${meta%-"$flavour"}-amd64 ;;
-	arm64) native_meta=${meta%-"$flavour"}-arm64 ;;
-	*) return 1 ;;
-	esac
-	native_ver=$(apt-cache show "$native_meta" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
-	[ -n "$native_ver" ] || return 1
-	command -v curl > /dev/null || return 1
+# mid-sync, seen for days on bookworm-security's ppc64el) makes apt drop that
+# suite, on a fresh machine for every arch.  Then read the suite from the
+# mirror directly: its InRelease checked with gpgv against Debian's keyring,
+# the native arch's index against the InRelease.  The foreign index is trusted
+# only as far as that allows: the signed native index must name the same
+# kernel version, and the .deb must match the foreign index's size and
+# SHA256.  Prints "IMAGE FILENAME SIZE SHA256 REPO" for $meta, or fails.
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+# The index of ARCH in the signed release text REL_TEXT at REPO/dists/REL,
+# uncompressed; fails unless its SHA256 is the one REL_TEXT names.
+signed_index() {
+	local repo=$1 rel=$2 rel_text=$3 arch=$4 want tmp
+	want=$(printf '%s\n' "$rel_text" | awk -v f="main/binary-$arch/Packages.xz" '
+		/^SHA256:/ {s=1; next} /^[^ ]/ {s=0} s && $3 == f {print $1; exit}')
+	[ -n "$want" ] || return 1
+	tmp=$(mktemp)
+	curl -fsS --max-time 120 -o "$tmp" "${repo}dists/$rel/main/binary-$arch/Packages.xz" 2>/dev/null &&
+		echo "$want  $tmp" | sha256sum -c --quiet - >/dev/null 2>&1 && xz -dc "$tmp"
+	local rc=$?
+	rm -f "$tmp"
+	return $rc
+}
+# FIELD of package PKG in the index on stdin.
+index_field() {
+	awk -v p="$1" -v f="$2: " '$0 == "Package: " p {s=1} s && /^$/ {exit}
+		s && index($0, f) == 1 {print substr($0, length(f) + 1); exit}'
+}
+mirror_index_entry() {
+	local repo rel native_meta native_ver rel_text idx dep ver uri how fmt
 	# shellcheck disable=SC2016	# apt's own $(FIELD) format, not the shell's
 	fmt='$(REPO_URI) $(RELEASE)'
+	command -v curl >/dev/null && command -v gpgv >/dev/null && [ -f "$keyring" ] || return 1
+	native_meta=${meta%-"$flavour"}-$(dpkg --print-architecture | sed 's/ppc64el/powerpc64le/')
 	while read -r repo rel; do
+		rel_text=$(curl -fsS --max-time 120 "${repo}dists/$rel/InRelease" 2>/dev/null |
+			gpgv --keyring "$keyring" --output - - 2>/dev/null) || continue
+		native_ver=$(signed_index "$repo" "$rel" "$rel_text" "$(dpkg --print-architecture)" |
+			index_field "$native_meta" Version) || true
+		[ -n "$native_ver" ] || continue
 		uri="${repo}dists/$rel/main/binary-$deb_arch/Packages.xz"
-		idx=$(curl -fsS --max-time 120 "$uri" 2>/dev/null | xz -dc 2>/dev/null) || continue
-		ver=$(printf '%s\n' "$idx" | awk -v p="$meta" '$0 == "Package: " p {f=1} f && /^Version: / {print $2; exit}')
-		dep=$(printf '%s\n' "$idx" | awk -v p="$meta" '$0 == "Package: " p {f=1} f && /^Depends: / {print $2; exit}')
+		how="does not match the gpgv-checked Release (mirror mid-sync?)"
+		if idx=$(signed_index "$repo" "$rel" "$rel_text" "$deb_arch"); then
+			how="matches the gpgv-checked Release"
+		else
+			idx=$(curl -fsS --max-time 120 "$uri" 2>/dev/null | xz -dc 2>/dev/null) || continue
+		fi
+		ver=$(printf '%s\n' "$idx" | index_field "$meta" Version)
+		dep=$(printf '%s\n' "$idx" | index_field "$meta" Depends | sed 's/[ ,(].*//')
 		[ -n "$dep" ] || continue
 		if [ "$ver" != "$native_ver" ]; then
 			echo "  NOTE    $uri: $meta $ver, but the signed $native_meta is $native_ver: not used" >&2
 			continue
 		fi
-		printf '%s\n' "$idx" | awk -v p="$dep" -v r="$repo" '
-			$0 == "Package: " p {f=1} f && /^Filename: / {fn=$2} f && /^Size: / {sz=$2}
-			f && /^SHA256: / {print p, fn, sz, $2, r; exit}'
-		echo "  NOTE    $uri does not match its signed Release (mirror mid-sync);" \
+		echo "$dep $(printf '%s\n' "$idx" | index_field "$dep" Filename)" \
+			"$(printf '%s\n' "$idx" | index_field "$dep" Size)" \
+			"$(printf '%s\n' "$idx" | index_field "$dep" SHA256) $repo"
+		echo "  NOTE    apt has no index for $meta; $uri $how;" \
 			"$dep taken from it: same version as the signed $native_meta, .deb size and SHA256 checked" >&2
 		return 0
-	done < <(apt-get indextargets --format "$fmt" "Created-By: Packages" \
-		"Architecture: $(dpkg --print-architecture)" | sort -u)
+	done < <(apt-get indextargets --no-release-info --format "$fmt" "Created-By: Packages" | sort -u)
 	return 1
 }
 
@@ -117,9 +142,9 @@ if [ -z "$image" ]; then
 fi
 unsynced=
 if [ -z "$image" ] && [ -z "${KMP_EMU_KERNEL_PKG:-}" ]; then
-	unsynced=$(unsynced_index_entry) && image=${unsynced%% *}
+	unsynced=$(mirror_index_entry) && image=${unsynced%% *}
 fi
-[ -n "$image" ] || fail "$meta:$deb_arch" "apt-cache names no kernel image for it"
+[ -n "$image" ] || fail "$meta:$deb_arch" "neither apt nor the mirror's signed index names a kernel image for it"
 image=${KMP_EMU_KERNEL_PKG:-$image}
 
 rm -rf "$cache"
