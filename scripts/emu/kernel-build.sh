@@ -161,6 +161,8 @@ mk tinyconfig || fail 1 "make tinyconfig failed"
 	fail 2 "merging the config fragments failed"
 mk olddefconfig || fail 1 "make olddefconfig failed"
 # Kconfig drops an option whose dependencies are missing, silently: name each.
+# A later fragment overrides an earlier one (merge_config.sh), so each option
+# is checked at the last value the fragments give it.
 dropped=()
 while IFS= read -r line; do
 	case $line in
@@ -168,7 +170,11 @@ while IFS= read -r line; do
 	"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *}
 		! grep -q "^$opt=[ym]" "$out.tmp/obj/.config" || dropped+=("$line") ;;
 	esac
-done < <(cat "${frag_list[@]}")
+done < <(cat "${frag_list[@]}" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { o = $2 }
+	o != "" { if (!(o in last)) order[n++] = o; last[o] = $0; o = "" }
+	END { for (i = 0; i < n; i++) print last[order[i]] }')
 if [ ${#dropped[@]} -gt 0 ]; then
 	rm -rf "$out.tmp"
 	echo "run.sh ab: the config fragments ask for options Kconfig did not set (missing dependencies, or not in this source): ${dropped[*]}" >&2
