@@ -705,7 +705,8 @@ def print_zap_latency(pairs):
                            fig_stat(n, "ioctl_latency"), lambda v: "%d ns" % int(round(v))))
         print(compare_line("lock breaks", fig_stat(b, "lock_breaks"),
                            fig_stat(n, "lock_breaks"), fmt_num))
-        for name, title in (("mmu_shadow_zapped", "MMU pages zapped"),
+        for name, title in (("longest_stretch", "longest stretch without a break"),
+                            ("mmu_shadow_zapped", "MMU pages zapped"),
                             ("mappings_dropped", "mappings dropped")):
             if fig_stat(b, name).n or fig_stat(n, name).n:
                 print(compare_line(title, fig_stat(b, name), fig_stat(n, name), fmt_num))

@@ -180,6 +180,26 @@ static void check_traced_zap(struct __test_metadata *_metadata, struct tool_run 
 		ASSERT_NE(NULL, strstr(r->out, twin)) TH_LOG("%s", r->out);
 		snprintf(twin, sizeof(twin), "\nlock-break: %.0f.\n", breaks);
 		ASSERT_NE(NULL, strstr(r->out, twin)) TH_LOG("%s", r->out);
+		/*
+		 * The longest stretch without a break is a part of the span, and
+		 * the whole span when nothing broke it (same ends, same rounding).
+		 */
+		if (zap_field_type(r, i, "longest_stretch_ns") != JV_MISSING) {
+			double stretch = zap_number(r, i, "longest_stretch_ns");
+
+			ASSERT_GT(stretch, 0);
+			if (breaks == 0) {
+				ASSERT_EQ(span, stretch) TH_LOG("%s", r->out);
+			} else {
+				ASSERT_LT(stretch, span) TH_LOG("%s", r->out);
+			}
+			snprintf(twin, sizeof(twin), ", the longest stretch without one %.0f ns",
+				 stretch);
+			ASSERT_NE(NULL, strstr(r->out, twin)) TH_LOG("%s", r->out);
+		} else {
+			/* Only a lost event leaves it out. */
+			ASSERT_GT(zap_number(r, i, "trace_events_lost"), 0) TH_LOG("%s", r->out);
+		}
 	} else {
 		ASSERT_EQ(JV_MISSING, zap_field_type(r, i, "lock_breaks"));
 	}

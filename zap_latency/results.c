@@ -46,20 +46,24 @@ void zl_print_trace_setup(const struct zl *z)
 		       (unsigned long)z->o.zaps, z->span_what,
 		       z->helper_func[0] ? ", and any task's " : "", z->helper_func,
 		       z->trace.clock, (unsigned long)z->trace.clock_res_ns, z->trace.dir);
-	if (z->breaks_known)
+	if (z->breaks_known) {
 		ksft_print_msg("lock breaks: returns of __cond_resched_rwlock_write/_read that "
 			       "dropped the lock, in the zap's tasks inside the span; preempt "
 			       "model %s (%s): a break is %s\n", z->preempt, z->preempt_source,
 			       z->break_means);
-	else
+		ksft_print_msg("longest stretch without a break: the ioctl task's, from the "
+			       "span's entry (taking mmu_lock included) or a break's return to "
+			       "the next breaking call's entry or the span's return\n");
+	} else {
 		ksft_print_msg("lock breaks: not observable here: %s\n", z->breaks_why);
+	}
 }
 
 /* A traced zap: the post's two lines (exact figures only), then their decimal twin. */
 static void print_traced(const struct zl *z, uint64_t k, const struct zl_zap *zap)
 {
 	uint64_t ioctl_ns = ts_to_ns(zap->ioctl);
-	char breaks[96];
+	char breaks[160];
 
 	if (!zap->span_seen) {
 		ksft_print_msg("traced zap %lu/%lu: ioctl %.3f ms; %s was not seen in the ioctl, so "
@@ -69,8 +73,12 @@ static void print_traced(const struct zl *z, uint64_t k, const struct zl_zap *za
 	}
 	if (z->breaks_known) {
 		printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
-		snprintf(breaks, sizeof(breaks), "%lu lock break(s) in %lu task(s)",
-			 (unsigned long)zap->lock_breaks, (unsigned long)zap->zap_tasks);
+		int len = snprintf(breaks, sizeof(breaks), "%lu lock break(s) in %lu task(s)",
+				   (unsigned long)zap->lock_breaks, (unsigned long)zap->zap_tasks);
+
+		if (zap->stretch_seen)
+			snprintf(breaks + len, sizeof(breaks) - len, ", the longest stretch "
+				 "without one %lu ns", (unsigned long)zap->longest_stretch_ns);
 	} else {
 		snprintf(breaks, sizeof(breaks), "lock breaks not observable here");
 	}
@@ -135,6 +143,9 @@ void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap)
 			       ms(ts_to_ns(zap->refault)));
 }
 
+/* What a figure's getter returns for a zap that could not measure it. */
+#define UNMEASURED UINT64_MAX
+
 /* The zaps a figure comes from: the untraced ones, or the traced ones that saw the span. */
 static bool zap_counts(const struct zl *z, uint64_t i, bool traced)
 {
@@ -147,9 +158,12 @@ static uint64_t values(const struct zl *z, uint64_t (*get)(const struct zl_zap *
 {
 	uint64_t n = 0;
 
-	for (uint64_t i = 0; i < z->nr_done; i++)
-		if (zap_counts(z, i, traced))
-			v[n++] = get(&z->zaps[i]);
+	for (uint64_t i = 0; i < z->nr_done; i++) {
+		uint64_t x = zap_counts(z, i, traced) ? get(&z->zaps[i]) : UNMEASURED;
+
+		if (x != UNMEASURED)
+			v[n++] = x;
+	}
 	return n;
 }
 
@@ -172,6 +186,10 @@ static uint64_t summary(const struct zl *z, uint64_t (*get)(const struct zl_zap 
 static uint64_t get_ioctl(const struct zl_zap *zap) { return ts_to_ns(zap->ioctl); }
 static uint64_t get_span(const struct zl_zap *zap) { return zap->span_ns; }
 static uint64_t get_breaks(const struct zl_zap *zap) { return zap->lock_breaks; }
+static uint64_t get_stretch(const struct zl_zap *zap)
+{
+	return zap->stretch_seen ? zap->longest_stretch_ns : UNMEASURED;
+}
 static uint64_t get_zapped(const struct zl_zap *zap) { return zap->shadow_zapped; }
 static uint64_t get_dropped(const struct zl_zap *zap) { return zap->pages_dropped; }
 static uint64_t get_stall(const struct zl_zap *zap) { return zap->during.max; }
@@ -196,6 +214,7 @@ static const struct {
 	{ "ioctl_latency", "ns", get_ioctl, 0 },
 	{ "kernel_zap_span", "ns", get_span, NEEDS_TRACE | TRACED },
 	{ "lock_breaks", "breaks", get_breaks, NEEDS_TRACE | NEEDS_BREAKS | TRACED },
+	{ "longest_stretch", "ns", get_stretch, NEEDS_TRACE | NEEDS_BREAKS | TRACED },
 	{ "ioctl_latency_traced", "ns", get_ioctl, NEEDS_TRACE | TRACED },
 	{ "mmu_shadow_zapped", "pages", get_zapped, NEEDS_SHADOW },
 	{ "mappings_dropped", "mappings", get_dropped, NEEDS_MAPPINGS },
@@ -352,6 +371,8 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 			if (z->breaks_known) {
 				json_u64(&j, "lock_breaks", zap->lock_breaks);
 				json_u64(&j, "zap_tasks", zap->zap_tasks);
+				if (zap->stretch_seen)
+					json_u64(&j, "longest_stretch_ns", zap->longest_stretch_ns);
 			}
 			if (z->mechanism == MECH_TRACEPOINT) {
 				json_u64(&j, "used_pages", zap->used_pages);

@@ -6,7 +6,10 @@
  * function.  The zap's tasks are that task over the span, and each task
  * that ran the root zapper inside the span, over its own entry to return.
  * A lock break is a cond_resched rwlock helper returning "dropped" in one of
- * those tasks and windows: exact, whoever waited for the lock.
+ * those tasks and windows: exact, whoever waited for the lock.  The longest
+ * stretch without a break is the ioctl task's: from the span's entry, or a
+ * break's return (the lock taken again), to the next breaking call's entry
+ * (the lock still held), or to the span's return.
  *
  * tracepoints: the span runs from kvm_mmu_zap_all_fast to the zapping
  * task's last zap event; other tasks' MMU events inside it are counted,
@@ -21,7 +24,7 @@
 #include "zl.h"
 
 enum ev_kind {
-	EV_SPAN_IN, EV_SPAN_OUT, EV_ROOT_IN, EV_ROOT_OUT, EV_BREAK,
+	EV_SPAN_IN, EV_SPAN_OUT, EV_ROOT_IN, EV_ROOT_OUT, EV_BREAK, EV_OFFER,
 	EV_ZAP_ALL, EV_ZAP_PAGE, EV_OTHER,
 };
 
@@ -45,6 +48,7 @@ static enum ev_kind kind_of(const struct zl *z, const struct trace_event *te)
 		{ "span_in", EV_SPAN_IN }, { "span_out", EV_SPAN_OUT },
 		{ "root_in", EV_ROOT_IN }, { "root_out", EV_ROOT_OUT },
 		{ "break_w", EV_BREAK }, { "break_r", EV_BREAK },
+		{ "offer_w", EV_OFFER }, { "offer_r", EV_OFFER },
 	};
 
 	if (!strcmp(te->system, z->trace.group)) {
@@ -106,6 +110,39 @@ static bool in_root_zap(const struct collect *c, int pid, uint64_t ts, uint64_t 
 	return false;
 }
 
+/*
+ * The ioctl task's longest stretch in [in, out] without a lock break; false
+ * if a break's entry is missing (a lost event), so that no figure is made up.
+ */
+static bool longest_stretch(const struct collect *c, size_t in, size_t out, int me,
+			    uint64_t *longest)
+{
+	uint64_t held_since = c->evs[in].ts, offered = 0;
+	bool offer_seen = false;
+
+	*longest = 0;
+	for (size_t i = in + 1; i <= out; i++) {
+		const struct ev *e = &c->evs[i];
+
+		if (e->pid != me)
+			continue;
+		if (e->kind == EV_OFFER) {
+			offered = e->ts;
+			offer_seen = true;
+		} else if (e->kind == EV_BREAK) {
+			if (!offer_seen)
+				return false;
+			if (offered - held_since > *longest)
+				*longest = offered - held_since;
+			held_since = e->ts;
+			offer_seen = false;
+		}
+	}
+	if (c->evs[out].ts - held_since > *longest)
+		*longest = c->evs[out].ts - held_since;
+	return true;
+}
+
 static void analyze_kprobes(struct zl_zap *zap, const struct collect *c, int me)
 {
 	size_t in = next_of(c, 0, EV_SPAN_IN, me), out, i;
@@ -134,6 +171,7 @@ static void analyze_kprobes(struct zl_zap *zap, const struct collect *c, int me)
 			zap->lock_breaks++;
 	}
 	zap->zap_tasks = nr_tasks;
+	zap->stretch_seen = longest_stretch(c, in, out, me, &zap->longest_stretch_ns);
 }
 
 static void analyze_tracepoints(struct zl_zap *zap, const struct collect *c, int me)
@@ -178,5 +216,6 @@ void zl_trace_analyze(struct zl *z, struct zl_zap *zap, struct timespec t0, stru
 		analyze_tracepoints(zap, &c, me);
 	/* Never finer than the clock ticks. */
 	zap->span_ns -= zap->span_ns % z->trace.clock_res_ns;
+	zap->longest_stretch_ns -= zap->longest_stretch_ns % z->trace.clock_res_ns;
 	free(c.evs);
 }

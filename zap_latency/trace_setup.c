@@ -77,12 +77,17 @@ static int probe_pair(struct zl *z, const char *base, const char *func, char *wh
 	return 0;
 }
 
-/* Lock breaks: the returns of the cond_resched rwlock helpers that dropped the lock. */
+/*
+ * Lock breaks: the returns of the cond_resched rwlock helpers that dropped
+ * the lock.  Their entries too: a breaking call's entry is where the lock
+ * was still held, so the stretches between breaks can be told.
+ */
 static void setup_breaks(struct zl *z)
 {
 	static const char *const funcs[] = { "__cond_resched_rwlock_write",
 					     "__cond_resched_rwlock_read" };
 	static const char *const names[] = { "break_w", "break_r" };
+	static const char *const entries[] = { "offer_w", "offer_r" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++) {
 		if (!trace_kernel_has_function(funcs[i])) {
@@ -91,6 +96,8 @@ static void setup_breaks(struct zl *z)
 			return;
 		}
 		if (trace_add_probe(&z->trace, names[i], funcs[i], true, "ret=$retval", "ret != 0",
+				    z->breaks_why, sizeof(z->breaks_why)) ||
+		    trace_add_probe(&z->trace, entries[i], funcs[i], false, NULL, NULL,
 				    z->breaks_why, sizeof(z->breaks_why)))
 			return;
 	}
