@@ -171,7 +171,9 @@ static void analyze_kprobes(struct zl_zap *zap, const struct collect *c, int me)
 			zap->lock_breaks++;
 	}
 	zap->zap_tasks = nr_tasks;
-	zap->stretch_seen = longest_stretch(c, in, out, me, &zap->longest_stretch_ns);
+	/* A lost break would merge two stretches into one too long: none then. */
+	zap->stretch_seen = !c->z->trace.lost &&
+			    longest_stretch(c, in, out, me, &zap->longest_stretch_ns);
 }
 
 static void analyze_tracepoints(struct zl_zap *zap, const struct collect *c, int me)

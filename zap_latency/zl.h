@@ -53,7 +53,7 @@ struct zl_zap {
 	uint64_t span_ns;		/* the kernel span (z->span_what), ns */
 	uint64_t lock_breaks;		/* lock drops counted in the span (z->breaks_known) */
 	uint64_t zap_tasks;		/* tasks that zapped in the span: the ioctl's, workers */
-	bool stretch_seen;		/* every break's entry was traced (z->breaks_known) */
+	bool stretch_seen;		/* no event lost, every break's entry traced (z->breaks_known) */
 	uint64_t longest_stretch_ns;	/* the ioctl task's longest stretch without a break */
 	uint64_t used_pages;		/* kvm_mmu_zap_all_fast's used_pages (tracepoints) */
 	uint64_t page_zap_events;	/* zap events by the zapping task in the span (tracepoints) */
