@@ -359,6 +359,15 @@ check-seed-002:
 .PHONY: check-seed-003
 check-seed-003:
 	$(call x86_fixture_check,seed-003)
+# make check-seed-004 (outside CI: five kernel builds and five boots): the
+# proof of patches/seed-004-no-batch-zap.patch, on linux-source-6.12 built
+# with full preemption, with it ("after") and without it ("before"), plain
+# and lockdep builds, on the legacy MMU over nested paging: the pages zapped
+# before the first lock-break offer are 6.12's batch, 10, before and 0
+# after; then its negative control (tests/fixture_control_check.py).
+.PHONY: check-seed-004
+check-seed-004:
+	$(call x86_fixture_check,seed-004)
 # make check-ab: run.sh ab's repeatability, tests/ab_repeat_check.py: one
 # kernel (make check-x86's 6.12, or KMP_AB_KERNEL) booted twice as an emulated
 # x86_64 host under icount with one vCPU; timings must agree within 1%, counts

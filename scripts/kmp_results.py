@@ -706,6 +706,8 @@ def print_zap_latency(pairs):
         print(compare_line("lock breaks", fig_stat(b, "lock_breaks"),
                            fig_stat(n, "lock_breaks"), fmt_num))
         for name, title in (("longest_stretch", "longest stretch without a break"),
+                            ("lock_break_offers", "lock-break offers"),
+                            ("pages_before_first_offer", "pages zapped before the first offer"),
                             ("mmu_shadow_zapped", "MMU pages zapped"),
                             ("mappings_dropped", "mappings dropped")):
             if fig_stat(b, name).n or fig_stat(n, name).n:

@@ -6,9 +6,9 @@ Usage: tests/fixture_control_check.py SEED
 
 linux-source-6.12 is built with the seed's fixture (patches/) and its
 control (tests/controls/: the fixture with its key part removed), booted as
-the emulated AMD host with nested paging on, and runs a list of tests.  The
-checks that must catch the control have to fail, with the message that
-names why; the others have to pass.  So a check that cannot see the
+the emulated AMD host with nested paging on (and the seed's KVM parameters),
+and runs a list of tests.  The checks that must catch the control have to
+fail, with the message that names why; the others have to pass.  So a check that cannot see the
 fixture's key part would show here.
 Exit status: 0 when the control was caught as expected, 1 otherwise.
 """
@@ -20,7 +20,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import SRC, run_steps  # noqa: E402
 
-# SEED: the fixture, the control, config fragments, the list run, the
+# SEED: the fixture, the control, config fragments, KVM parameters (default
+# nested paging on), the list run, the
 # console lines that must be there (the control caught; a regex, or a regex
 # and how many times at least) and what they mean.
 CONTROLS = {
@@ -52,6 +53,19 @@ CONTROLS = {
                 "passes, and dirty_log_perf --verify fails on pages written but missing from "
                 "the log",
     },
+    "seed-004": {
+        "fixture": "seed-004-no-batch-zap.patch",
+        "control": "seed-004-batch-of-one.patch",
+        "configs": ["preempt.config"],
+        "params": "kvm_amd.npt=1 kvm.tdp_mmu=0",
+        "list": ["KMP_ZAP_BATCH=0 smoke_zap_latency"],
+        "caught": [r"^# not ok \d+ zl\.small_run_zaps_pages_and_cleans_up$",
+                   r"the ioctl task zapped 1 page\(s\) before its first lock-break offer; "
+                   r"the kernel's batch is 0"],
+        "passed": [],
+        "what": "the fixture with a batch of 1 instead of 0: smoke_zap_latency's traced zaps "
+                "fail on the one page zapped before the first lock-break offer",
+    },
 }
 
 
@@ -74,7 +88,7 @@ def control(seed):
         with open(listing, "w") as f:
             f.write("\n".join(c["list"]) + "\n")
         env = dict(os.environ, KMP_EMU_NAME="x86_64/" + name, KMP_EMU_KERNEL="6.12",
-                   KMP_EMU_MODPARAMS="kvm_amd.npt=1", KMP_EMU_CACHE=build.stdout.strip(),
+                   KMP_EMU_MODPARAMS=c.get("params", "kvm_amd.npt=1"), KMP_EMU_CACHE=build.stdout.strip(),
                    KMP_EMU_CHECK_NAME=name)
         check = subprocess.run(
             [os.path.join(SRC, "scripts", "emu", "check.sh"), "x86_64",

@@ -54,6 +54,10 @@ void zl_print_trace_setup(const struct zl *z)
 		ksft_print_msg("longest stretch without a break: the ioctl task's, from the "
 			       "span's entry (taking mmu_lock included) or a break's return to "
 			       "the next breaking call's entry or the span's return\n");
+		ksft_print_msg("lock-break offers: entries of those helpers, counted as breaks "
+			       "are%s\n", z->page_events ? "; pages zapped before the first offer: "
+			       "the ioctl task's kvm_mmu_prepare_zap_page events before it, roots "
+			       "still in use left out (the batch counts them only when freed)" : "");
 	} else {
 		ksft_print_msg("lock breaks: not observable here: %s\n", z->breaks_why);
 	}
@@ -73,12 +77,16 @@ static void print_traced(const struct zl *z, uint64_t k, const struct zl_zap *za
 	}
 	if (z->breaks_known) {
 		printf("lock-break: %lu.\n", (unsigned long)zap->lock_breaks);
-		int len = snprintf(breaks, sizeof(breaks), "%lu lock break(s) in %lu task(s)",
-				   (unsigned long)zap->lock_breaks, (unsigned long)zap->zap_tasks);
+		int len = snprintf(breaks, sizeof(breaks), "%lu lock break(s) of %lu offer(s) in "
+				   "%lu task(s)", (unsigned long)zap->lock_breaks,
+				   (unsigned long)zap->offers, (unsigned long)zap->zap_tasks);
 
 		if (zap->stretch_seen)
-			snprintf(breaks + len, sizeof(breaks) - len, ", the longest stretch "
-				 "without one %lu ns", (unsigned long)zap->longest_stretch_ns);
+			len += snprintf(breaks + len, sizeof(breaks) - len, ", the longest stretch "
+					"without one %lu ns", (unsigned long)zap->longest_stretch_ns);
+		if (zap->first_batch_seen)
+			snprintf(breaks + len, sizeof(breaks) - len, ", %lu page(s) zapped before "
+				 "the first offer", (unsigned long)zap->first_batch);
 	} else {
 		snprintf(breaks, sizeof(breaks), "lock breaks not observable here");
 	}
@@ -190,6 +198,11 @@ static uint64_t get_stretch(const struct zl_zap *zap)
 {
 	return zap->stretch_seen ? zap->longest_stretch_ns : UNMEASURED;
 }
+static uint64_t get_offers(const struct zl_zap *zap) { return zap->offers; }
+static uint64_t get_first_batch(const struct zl_zap *zap)
+{
+	return zap->first_batch_seen ? zap->first_batch : UNMEASURED;
+}
 static uint64_t get_zapped(const struct zl_zap *zap) { return zap->shadow_zapped; }
 static uint64_t get_dropped(const struct zl_zap *zap) { return zap->pages_dropped; }
 static uint64_t get_stall(const struct zl_zap *zap) { return zap->during.max; }
@@ -215,6 +228,9 @@ static const struct {
 	{ "kernel_zap_span", "ns", get_span, NEEDS_TRACE | TRACED },
 	{ "lock_breaks", "breaks", get_breaks, NEEDS_TRACE | NEEDS_BREAKS | TRACED },
 	{ "longest_stretch", "ns", get_stretch, NEEDS_TRACE | NEEDS_BREAKS | TRACED },
+	{ "lock_break_offers", "offers", get_offers, NEEDS_TRACE | NEEDS_BREAKS | TRACED },
+	{ "pages_before_first_offer", "pages", get_first_batch,
+	  NEEDS_TRACE | NEEDS_BREAKS | NEEDS_SHADOW | TRACED },
 	{ "ioctl_latency_traced", "ns", get_ioctl, NEEDS_TRACE | TRACED },
 	{ "mmu_shadow_zapped", "pages", get_zapped, NEEDS_SHADOW },
 	{ "mappings_dropped", "mappings", get_dropped, NEEDS_MAPPINGS },
@@ -371,8 +387,11 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 			if (z->breaks_known) {
 				json_u64(&j, "lock_breaks", zap->lock_breaks);
 				json_u64(&j, "zap_tasks", zap->zap_tasks);
+				json_u64(&j, "lock_break_offers", zap->offers);
 				if (zap->stretch_seen)
 					json_u64(&j, "longest_stretch_ns", zap->longest_stretch_ns);
+				if (zap->first_batch_seen)
+					json_u64(&j, "pages_before_first_offer", zap->first_batch);
 			}
 			if (z->mechanism == MECH_TRACEPOINT) {
 				json_u64(&j, "used_pages", zap->used_pages);

@@ -9,7 +9,10 @@
  * those tasks and windows: exact, whoever waited for the lock.  The longest
  * stretch without a break is the ioctl task's: from the span's entry, or a
  * break's return (the lock taken again), to the next breaking call's entry
- * (the lock still held), or to the span's return.
+ * (the lock still held), or to the span's return.  On an MMU with shadow
+ * pages, the pages the ioctl task zaps before its first offer, roots in use
+ * left out, are the batch kvm_zap_obsolete_pages zaps between offers
+ * (BATCH_ZAP_PAGES).
  *
  * tracepoints: the span runs from kvm_mmu_zap_all_fast to the zapping
  * task's last zap event; other tasks' MMU events inside it are counted,
@@ -33,6 +36,7 @@ struct ev {
 	int pid;
 	enum ev_kind kind;
 	uint64_t used_pages;
+	bool counted;		/* a page zap the batch counts: not a root still in use */
 };
 
 struct collect {
@@ -73,6 +77,9 @@ static void collect_one(const struct trace_event *te, void *arg)
 		return;
 	if (e.kind == EV_ZAP_ALL)
 		e.used_pages = trace_field_u64(te, "mmu_used_pages", 0);
+	/* A root some vCPU still holds is zapped without counting (nr_zapped). */
+	if (e.kind == EV_ZAP_PAGE)
+		e.counted = !trace_field_u64(te, "root_count", 0);
 	if (c->n == c->cap) {
 		struct ev *grown;
 
@@ -143,6 +150,30 @@ static bool longest_stretch(const struct collect *c, size_t in, size_t out, int 
 	return true;
 }
 
+/*
+ * The ioctl task's page zaps from the span's entry to its first offer, as
+ * the batch counts them: a root still in use is zapped first (the list is
+ * walked oldest first) but not counted, since it is freed only later.
+ */
+static void first_batch(struct zl_zap *zap, const struct collect *c, size_t in, size_t out,
+			int me)
+{
+	uint64_t pages = 0;
+
+	if (!c->z->page_events || c->z->trace.lost)
+		return;		/* a lost zap event would shrink it */
+	for (size_t i = in + 1; i <= out; i++) {
+		if (c->evs[i].pid != me)
+			continue;
+		if (c->evs[i].kind == EV_OFFER) {
+			zap->first_batch_seen = true;
+			zap->first_batch = pages;
+			return;
+		}
+		pages += c->evs[i].kind == EV_ZAP_PAGE && c->evs[i].counted;
+	}
+}
+
 static void analyze_kprobes(struct zl_zap *zap, const struct collect *c, int me)
 {
 	size_t in = next_of(c, 0, EV_SPAN_IN, me), out, i;
@@ -167,10 +198,12 @@ static void analyze_kprobes(struct zl_zap *zap, const struct collect *c, int me)
 			if (!counted && nr_tasks < (int)ARRAY_SIZE(tasks))
 				tasks[nr_tasks++] = e->pid;
 		}
-		if (e->kind == EV_BREAK && (e->pid == me || in_root_zap(c, e->pid, e->ts, lo, hi)))
-			zap->lock_breaks++;
+		if ((e->kind == EV_BREAK || e->kind == EV_OFFER) &&
+		    (e->pid == me || in_root_zap(c, e->pid, e->ts, lo, hi)))
+			*(e->kind == EV_BREAK ? &zap->lock_breaks : &zap->offers) += 1;
 	}
 	zap->zap_tasks = nr_tasks;
+	first_batch(zap, c, in, out, me);
 	/* A lost break would merge two stretches into one too long: none then. */
 	zap->stretch_seen = !c->z->trace.lost &&
 			    longest_stretch(c, in, out, me, &zap->longest_stretch_ns);

@@ -126,6 +126,9 @@ static bool setup_kprobes(struct zl *z, char *why, size_t len)
 	    !probe_pair(z, "root", "__tdp_mmu_zap_root", why, len))
 		strcpy(z->helper_func, "__tdp_mmu_zap_root");
 	setup_breaks(z);
+	/* Shadow pages: the page zaps too, for the batch zapped before the first offer. */
+	if (!z->tdp && z->breaks_known)
+		z->page_events = !trace_add_events(&z->trace, shadow_events + 1, 1, why, len);
 	z->mechanism = MECH_KPROBE;
 	return true;
 }

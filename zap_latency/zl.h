@@ -55,6 +55,9 @@ struct zl_zap {
 	uint64_t zap_tasks;		/* tasks that zapped in the span: the ioctl's, workers */
 	bool stretch_seen;		/* no event lost, every break's entry traced (z->breaks_known) */
 	uint64_t longest_stretch_ns;	/* the ioctl task's longest stretch without a break */
+	uint64_t offers;		/* lock-break offers (helper entries), counted as breaks are */
+	bool first_batch_seen;		/* a shadow MMU's page zaps traced up to the first offer */
+	uint64_t first_batch;		/* the ioctl task's page zaps from the span to its first offer */
 	uint64_t used_pages;		/* kvm_mmu_zap_all_fast's used_pages (tracepoints) */
 	uint64_t page_zap_events;	/* zap events by the zapping task in the span (tracepoints) */
 	uint64_t other_events;		/* other tasks' MMU events in the span (tracepoints) */
@@ -92,6 +95,7 @@ struct zl {
 	char span_what[192];		/* what the span runs from and to */
 	char helper_func[64];		/* a worker's zap function also probed, or "" */
 	bool breaks_known;		/* lock drops counted for real (kretprobes) */
+	bool page_events;		/* kprobes, and the shadow MMU's page zaps traced beside them */
 	char breaks_why[384];		/* why not, when !breaks_known */
 	char preempt[32];		/* the kernel's preemption model */
 	const char *preempt_source;

@@ -7,7 +7,7 @@
 # Usage: scripts/emu/check.sh ARCH BIN_DIR LIST [TIMEOUT_SECONDS]
 # LIST: one command per line ("smoke_zap_latency -t trigger_delete"); # comments;
 # "6.12: CMD" runs CMD only on kernel series 6.12 and later, "<6.12: CMD"
-# only before 6.12.
+# only before 6.12; "NAME=VALUE CMD" runs CMD with NAME set in its environment.
 set -euo pipefail
 arch=$1 bindir=$2 list=$3 timeout_s=${4:-1200}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,7 +41,14 @@ done
 
 # The listed binaries and the benchmarks they drive.
 mkdir -p "$work/bin"
+# A command without its leading NAME=VALUE assignments.
+command_of() {
+	local c=$1
+	while [[ $c =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*[[:space:]]+(.*)$ ]]; do c=${BASH_REMATCH[1]}; done
+	echo "$c"
+}
 for c in "${cmds[@]}" dirty_log_perf demand_paging zap_latency tlbie_bench; do
+	c=$(command_of "$c")
 	b=${c%% *}
 	[ -e "$work/bin/$b" ] && continue
 	if [ ! -x "$bindir/$b" ]; then
@@ -65,10 +72,11 @@ test_timeout=${KMP_EMU_TEST_TIMEOUT:-${test_timeout:-600}}
 	for c in "${cmds[@]}"; do
 		n=$((n + 1))
 		name=${c// /_}
+		cmd=$(command_of "$c")
 		cat <<RUN
 echo "# selftests: kvm-mmu-perf: $c"
 t0=\$(date +%s)
-{ timeout $test_timeout ./$c 2>&1; echo \$? > /tmp/rc; } | sed 's/^/# /'
+{ ${c%"$cmd"}timeout $test_timeout ./$cmd 2>&1; echo \$? > /tmp/rc; } | sed 's/^/# /'
 rc=\$(cat /tmp/rc)
 if [ \$((\$(date +%s) - t0)) -ge $test_timeout ]; then echo "not ok $n selftests: kvm-mmu-perf: $name # TIMEOUT $test_timeout seconds"
 elif [ "\$rc" = 0 ]; then echo "ok $n selftests: kvm-mmu-perf: $name"
