@@ -319,10 +319,12 @@ check-seed-000:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= OUTPUT=$(SRC)/build/arm64 all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh arm64 $(SRC)/build/arm64/bin \
 		$(SRC)/configs/emu-seed-000.hosts $(EMU_TIMEOUT)
-# make seed-pairs (outside CI: kernel builds and six boots): the posts' pairs
+# make seed-pairs (outside CI: kernel builds and ten boots): the posts' pairs
 # at the seeds' ci scale, each from linux-source-6.12 and its patch
 # (docs/run.md, "The posts' patches").  Seed 000's pair leaves out its 1M
 # chunk section: under icount one run of it went past 11 minutes on side A.
+# Seed 004's runs where its zap is contended: the legacy MMU over nested
+# paging, full preemption (configs/kernel/preempt.config), 2 CPUs.
 .PHONY: seed-pairs
 seed-pairs:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
@@ -337,6 +339,9 @@ seed-pairs:
 		--patch $(SRC)/patches/seed-002-mem-fault-nowait.patch -g seed-002
 	$(Q)$(SRC)/run.sh ab --kernel linux-source-6.12 \
 		--patch-a $(SRC)/patches/seed-003-non-atomic-dirty-clear.patch -g seed-003
+	$(Q)$(SRC)/run.sh ab --kernel linux-source-6.12 --mmu legacy-npt --smp 2 \
+		--config $(SRC)/configs/kernel/preempt.config \
+		--patch $(SRC)/patches/seed-004-no-batch-zap.patch -g seed-004
 # An x86 fixture's proof: the hosts of configs/emu-SEED.hosts, then its
 # negative control (tests/fixture_control_check.py SEED).
 define x86_fixture_check

@@ -181,7 +181,17 @@ if [ ${#dropped[@]} -gt 0 ]; then
 	exit 2
 fi
 phase "building $target with ${cross}gcc through ccache, -j$(nproc), nice 10"
-mk "$target" || fail 1 "the kernel build failed"
+# A cold build takes many minutes: say once a minute how far it got (the
+# loop ends with this script, whichever way it ends; its sleep holds no
+# pipe of the caller's open).
+while sleep 60 > /dev/null 2>&1 && kill -0 $$ 2>/dev/null; do
+	phase "building: $(grep -c '^  CC ' "$log") files compiled so far"
+done > /dev/null &
+ticker=$!
+rc=0
+mk "$target" || rc=$?
+kill "$ticker" 2>/dev/null || true
+[ $rc = 0 ] || fail 1 "the kernel build failed"
 phase "built $image"
 cfg_hash=$(sha256sum < "$out.tmp/obj/.config" | cut -c1-64)
 {
