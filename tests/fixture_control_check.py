@@ -8,8 +8,8 @@ linux-source-6.12 is built with the seed's fixture (patches/) and its
 control (tests/controls/: the fixture with its key part removed), booted as
 the emulated AMD host with nested paging on (and the seed's KVM parameters),
 and runs a list of tests.  The checks that must catch the control have to
-fail, with the message that names why; the others have to pass.  So a check that cannot see the
-fixture's key part would show here.
+fail, with the message that names why; the others have to pass.  So a
+check that cannot see the fixture's key part would show here.
 Exit status: 0 when the control was caught as expected, 1 otherwise.
 """
 import os
@@ -21,9 +21,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import SRC, run_steps  # noqa: E402
 
 # SEED: the fixture, the control, config fragments, KVM parameters (default
-# nested paging on), the list run, the
-# console lines that must be there (the control caught; a regex, or a regex
-# and how many times at least) and what they mean.
+# nested paging on), the list run, the console lines that must be there (the
+# control caught; a regex, or a regex and how many times at least) and what
+# they mean.
 CONTROLS = {
     "seed-002": {
         "fixture": "seed-002-mem-fault-nowait.patch",
@@ -88,7 +88,8 @@ def control(seed):
         with open(listing, "w") as f:
             f.write("\n".join(c["list"]) + "\n")
         env = dict(os.environ, KMP_EMU_NAME="x86_64/" + name, KMP_EMU_KERNEL="6.12",
-                   KMP_EMU_MODPARAMS=c.get("params", "kvm_amd.npt=1"), KMP_EMU_CACHE=build.stdout.strip(),
+                   KMP_EMU_MODPARAMS=c.get("params", "kvm_amd.npt=1"),
+                   KMP_EMU_CACHE=build.stdout.strip(),
                    KMP_EMU_CHECK_NAME=name)
         check = subprocess.run(
             [os.path.join(SRC, "scripts", "emu", "check.sh"), "x86_64",

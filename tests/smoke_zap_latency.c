@@ -177,8 +177,10 @@ static int zap_batch(struct __test_metadata *_metadata)
  * shadow pages: none with a batch of 0, as the offer comes before each
  * page; else exactly the batch with direct pages (each zap call zaps one
  * page), and at least it with shadow paging (a page's unsync children are
- * zapped with it).  Recorded wherever no trace event was lost and the
- * task offered at all; never on the TDP MMU, which has no batch.
+ * zapped with it).  kvm_zap_obsolete_pages() offers whenever the batch is
+ * reached, and this run's zaps have tens of pages, so there the task
+ * offered at least once, and the figure is recorded wherever no trace
+ * event was lost; never on the TDP MMU, which has no batch.
  */
 static void check_first_batch(struct __test_metadata *_metadata, struct tool_run *r, int i)
 {
@@ -187,12 +189,14 @@ static void check_first_batch(struct __test_metadata *_metadata, struct tool_run
 	int batch = zap_batch(_metadata);
 	double first;
 
-	if (!shadow || zap_number(r, i, "trace_events_lost") > 0 ||
-	    zap_number(r, i, "lock_break_offers") == 0) {
+	if (!shadow || zap_number(r, i, "trace_events_lost") > 0) {
 		ASSERT_EQ(JV_MISSING, zap_field_type(r, i, "pages_before_first_offer"))
 			TH_LOG("%s", r->out);
 		return;
 	}
+	ASSERT_GE(zap_number(r, i, "lock_break_offers"), 1) TH_LOG("%s", r->out);
+	ASSERT_NE(JV_MISSING, zap_field_type(r, i, "pages_before_first_offer"))
+		TH_LOG("%s", r->out);
 	first = zap_number(r, i, "pages_before_first_offer");
 	if (batch == 0 || mmu == HOST_MMU_LEGACY_TDP) {
 		ASSERT_EQ(batch, first) TH_LOG("the ioctl task zapped %.0f page(s) before its first "
@@ -301,13 +305,11 @@ TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 		ASSERT_EQ(2, jv_size(r->doc, "figures/ioctl_latency_traced/values"));
 		if (jv_type(r->doc, "trace/lock_breaks_observable") == JV_TRUE) {
 			/*
-			 * The shadow and legacy MMUs zap over 60 shadow pages under
-			 * mmu_lock for write: the lock is dropped at least once over
-			 * the two zaps (how often follows the tick: not per zap).
+			 * Whether an offer drops the lock follows the scheduler and
+			 * contention (two zaps of a 6.12 shadow host broke it 0
+			 * times), so no break count is asserted; that the zap
+			 * offered, in batches, is (check_first_batch()).
 			 */
-			if (host_mmu() == HOST_MMU_SHADOW || host_mmu() == HOST_MMU_LEGACY_TDP)
-				ASSERT_GE(zap_number(r, 2, "lock_breaks") +
-					  zap_number(r, 3, "lock_breaks"), 1) TH_LOG("%s", r->out);
 			ASSERT_TRUE(has_line(r->out, "lock-break: "));
 			ASSERT_NE(NULL, strstr(r->out, "# lock breaks: returns of "
 					       "__cond_resched_rwlock_write/_read"));
