@@ -310,15 +310,18 @@ check-seed-001:
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= OUTPUT=$(SRC)/build/powerpc all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh powerpc $(SRC)/build/powerpc/bin \
 		$(SRC)/configs/emu-seed-001.hosts $(EMU_TIMEOUT)
-# make check-seed-000 (outside CI: two cross kernel builds and three boots):
-# the proof of patches/seed-000-clear-dirty-log-read-lock.patch,
-# configs/emu-seed-000.list on its plain and lockdep builds, then make
-# check-arm64's list on the plain one.
+# make check-seed-000 (outside CI: five cross kernel builds and six boots):
+# the proof of patches/seed-000-base.patch (the post's base, side A) and of
+# patches/seed-000-clear-dirty-log-read-lock.patch (the post, side B on top
+# of A): configs/emu-seed-000.list on both, plain and lockdep builds, make
+# check-arm64's list on B, then the negative control (A without the
+# write-protect's retry, tests/fixture_control_check.py seed-000).
 .PHONY: check-seed-000
 check-seed-000:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= OUTPUT=$(SRC)/build/arm64 all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh arm64 $(SRC)/build/arm64/bin \
 		$(SRC)/configs/emu-seed-000.hosts $(EMU_TIMEOUT)
+	$(Q)$(SRC)/tests/fixture_control_check.py seed-000
 # make seed-pairs (outside CI: kernel builds and ten boots): the posts' pairs
 # at the seeds' ci scale, each from linux-source-6.12 and its patch
 # (docs/run.md, "The posts' patches").  Seed 000's pair leaves out its 1M
@@ -333,7 +336,9 @@ seed-pairs:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= OUTPUT=$(SRC)/build/arm64 all
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= OUTPUT=$(SRC)/build/powerpc all
 	$(Q)$(SRC)/run.sh ab --arch arm64 --smp 2 --kernel linux-source-6.12 \
+		--patch-a $(SRC)/patches/seed-000-base.patch --patch $(SRC)/patches/seed-000-base.patch \
 		--patch $(SRC)/patches/seed-000-clear-dirty-log-read-lock.patch -g seed-000 \
+		-t dlp-seed000-arm64-nosplit-chunk-whole -t dlp-seed000-arm64-nosplit-chunk-16M \
 		-t dlp-seed000-arm64-chunk-whole -t dlp-seed000-arm64-chunk-16M
 	$(Q)$(SRC)/run.sh ab --arch powerpc --smp 2 --kernel linux-source-6.12 \
 		--patch $(SRC)/patches/seed-001-tlbie-lock.patch -g seed-001

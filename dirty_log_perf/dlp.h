@@ -23,6 +23,7 @@ struct dlp_opts {
 	bool eager_split;		/* --eager-split given */
 	uint64_t eager_split_chunk;	/* ...its chunk size, bytes (0: splitting off) */
 	bool verify;			/* --verify */
+	bool age;			/* --age */
 	bool print_stats;		/* --stats */
 	const char *json_path;		/* --json */
 	int cpus[KMP_MAX_VCPUS + 1];
@@ -107,6 +108,7 @@ struct dlp {
 	 */
 	bool first_clear_tables_known;
 	int64_t first_clear_tables;
+	uint64_t age_passes, age_pages;		/* --age: passes over guest memory, pages marked */
 	uint64_t verify_failures;
 	uint64_t verify_lost;			/* written (dirty-log) pages missing from the log */
 
@@ -146,6 +148,12 @@ const char *collect_get_total_name(const struct dlp *d);
 const char *collect_clear_name(const struct dlp *d);
 const char *collect_clear_total_name(const struct dlp *d);
 uint64_t collect_dirty_pages(const struct dlp *d);
+
+/* age.c: --age, guest memory marked idle (page_idle) while -j's vCPUs run. */
+void age_check(const struct dlp_opts *o);
+void age_start(struct dlp *d);
+void age_stop(struct dlp *d);
+void age_teardown(void);
 
 /* verify.c */
 /* What the log's pages are called in messages: "" on 4K hosts, else e.g. "64K ". */

@@ -242,12 +242,14 @@ static void run(struct dlp *d)
 	}
 	loop_vcpus_open(d);
 	d->loop_host_waits = d->ms->host_waits;
+	age_start(d);
 	start = ts_now();
 	loop_vcpus_begin(d);
 	for (uint64_t i = 1; i <= d->o.iterations; i++)
 		run_iteration(d, i);
 	loop_vcpus_end(d);
 	d->loop = ts_elapsed(start);
+	age_stop(d);
 	d->loop_host_waits = d->ms->host_waits - d->loop_host_waits;
 	/* -j: what the vCPUs did while the host ran exactly its iteration loop. */
 	if (d->o.ms.nonstop) {
@@ -332,6 +334,7 @@ static int write_record(int argc, char **argv, const char *status, const char *r
 
 static void teardown(void)
 {
+	age_teardown();
 	collect_teardown(&dlp);
 	loop_vcpus_teardown(&dlp);
 	stats_close(&dlp.vm_stats);

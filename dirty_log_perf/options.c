@@ -56,7 +56,7 @@ static void __attribute__((noreturn)) help(const char *name)
 	printf("usage: %s [-h] [-a] [-i iterations] [-g] [-e] [-m mode] [-n]\n"
 	       "       [-b vcpu bytes] [-v vcpus] [-o] [-r seed] [-s mem type] [-x memslots]\n"
 	       "       [-w percentage] [-c cpus] [-k chunk] [-l ms] [-j]\n"
-	       "       [--ring entries] [--eager-split size] [--verify] [--stats]\n"
+	       "       [--ring entries] [--eager-split size] [--verify] [--age] [--stats]\n"
 	       "       [--json file]\n\n", name);
 	printf(" -a: access memory randomly rather than in order\n"
 	       " -i: iterations of dirty/get/clear, at least 2 (default: %d)\n"
@@ -90,6 +90,9 @@ static void __attribute__((noreturn)) help(const char *name)
 	       "     (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE; 0: off; default: the kernel's, off;\n"
 	       "     %s)\n"
 	       " --verify: check every page the guest wrote is in that iteration's log\n"
+	       " --age: with -j, mark the guest memory idle (page_idle) over and over while\n"
+	       "     the vCPUs run, so that their accesses set the accessed bits again\n"
+	       "     during the clears (root, CONFIG_IDLE_PAGE_TRACKING; not hugetlb)\n"
 	       " --stats: print the KVM stat deltas of each phase\n"
 	       " --json FILE: write the result record to FILE\n",
 	       DEFAULT_ITERATIONS, backing_src_names(), align, split_sizes);
@@ -97,12 +100,13 @@ static void __attribute__((noreturn)) help(const char *name)
 	exit(0);
 }
 
-enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_EAGER_SPLIT };
+enum { OPT_RING = 256, OPT_VERIFY, OPT_STATS, OPT_EAGER_SPLIT, OPT_AGE };
 
 static const struct option long_opts[] = {
 	{ "ring", required_argument, NULL, OPT_RING },
 	{ "eager-split", required_argument, NULL, OPT_EAGER_SPLIT },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "age", no_argument, NULL, OPT_AGE },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	BENCH_JSON_OPTION,
 	{ "help", no_argument, NULL, 'h' },
@@ -201,6 +205,9 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		case OPT_VERIFY:
 			o->verify = true;
 			break;
+		case OPT_AGE:
+			o->age = true;
+			break;
 		case OPT_STATS:
 			o->print_stats = true;
 			break;
@@ -245,6 +252,7 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		usage_error("-k/-l: chunked clearing applies to the bitmap log, not --ring");
 	if (o->ring_entries && !o->manual_protect)
 		usage_error("-g: the dirty ring has no manual-protect mode; drop -g with --ring");
+	age_check(o);
 	if (cpu_list)
 		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
 	memstress_params_check(&o->ms);

@@ -172,6 +172,7 @@ static void write_params(struct json *j, const struct dlp *d)
 	if (d->log_page_size && d->log_page_size != SZ_4K)
 		json_u64(j, "dirty_log_page_bytes", d->log_page_size);
 	json_bool(j, "verify", o->verify);
+	json_bool(j, "age", o->age);
 	memstress_cpus_json(j, &o->ms);
 	json_object_end(j);
 }
@@ -238,6 +239,10 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 		if (d->ms && d->ms->vm->dirty_ring_bitmap)
 			record_figure(&j, "ring_bitmap_pages", "pages", d->ring_bitmap_pages,
 				      NULL, 0);
+	}
+	if (d->o.age) {
+		record_figure(&j, "age_passes", "passes", d->age_passes, NULL, 0);
+		record_figure(&j, "aged_pages", "pages", d->age_pages, NULL, 0);
 	}
 	if (d->o.verify)
 		record_figure(&j, "verify_lost_pages", "pages", d->verify_lost, NULL, 0);

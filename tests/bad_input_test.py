@@ -145,6 +145,9 @@ def binary_specs(tmp):
                   ("below the ring minimum", "128", [], []),
                   ("above the ring maximum", "131072", [], [])),
             opt("--json", [("empty", "")], base=["-b", "4M", "-i", "2"]),
+            dict(option="--age", names=["--age"], rc=2, cases=[
+                ("without -j", None, [], []),
+                ("on a hugetlb backing", None, ["-j", "-s", "anonymous_hugetlb_2mb"], [])]),
         ],
         "demand_paging": [
             extra(opt("-b", size_bad() + [("zero", "0")]),

@@ -6,8 +6,9 @@ Usage: tests/fixture_control_check.py SEED
 
 linux-source-6.12 is built with the seed's fixture (patches/) and its
 control (tests/controls/: the fixture with its key part removed), booted as
-the emulated AMD host with nested paging on (and the seed's KVM parameters),
-and runs a list of tests.  The checks that must catch the control have to
+the seed's emulated host (x86: the AMD host with nested paging on, and the
+seed's KVM parameters; arm64: the virt host with 4G), and runs a list of
+tests.  The checks that must catch the control have to
 fail, with the message that names why; the others have to pass.  So a
 check that cannot see the fixture's key part would show here.
 Exit status: 0 when the control was caught as expected, 1 otherwise.
@@ -20,11 +21,28 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import SRC, run_steps  # noqa: E402
 
-# SEED: the fixture, the control, config fragments, KVM parameters (default
-# nested paging on), the list run, the console lines that must be there (the
+# SEED: the arch (default x86_64), the fixture, the control, config
+# fragments, KVM or kernel parameters (x86 default: nested paging on), the
+# host's memory (default boot.sh's), the list run, the console lines that must be there (the
 # control caught; a regex, or a regex and how many times at least) and what
 # they mean.
 CONTROLS = {
+    "seed-000": {
+        "arch": "arm64",
+        "fixture": "seed-000-base.patch",
+        "control": "seed-000-without-the-retry.patch",
+        "configs": [],
+        "params": "",
+        "mem": "4G",
+        "list": ["dirty_log_perf -v 2 -b 16M -i 50 -j --eager-split 4K --age --verify",
+                 "dirty_log_perf -v 2 -b 16M -i 50 -j -k 1M --eager-split 4K --age --verify"],
+        "caught": [r"^not ok \d+ selftests: kvm-mmu-perf: dirty_log_perf_",
+                   r"was written but is missing from"],
+        "passed": [],
+        "what": "the post's base without the write-protect's retry: with the guest memory aged "
+                "while the vCPUs write, dirty_log_perf --verify fails on pages written but "
+                "missing from the log",
+    },
     "seed-002": {
         "fixture": "seed-002-mem-fault-nowait.patch",
         "control": "seed-002-without-loop-break.patch",
@@ -73,9 +91,11 @@ def control(seed):
     c = CONTROLS[seed]
     name = seed + "-control"
 
+    arch = c.get("arch", "x86_64")
+
     def step(tmp, results):
-        args = [os.path.join(SRC, "scripts", "emu", "kernel.sh"), "x86_64", "linux-source-6.12",
-                os.path.join(SRC, "build", "x86_64", "emu-ab"),
+        args = [os.path.join(SRC, "scripts", "emu", "kernel.sh"), arch, "linux-source-6.12",
+                os.path.join(SRC, "build", arch, "emu-ab"),
                 "--patch", os.path.join(SRC, "patches", c["fixture"]),
                 "--patch", os.path.join(SRC, "tests", "controls", c["control"])]
         for f in c["configs"]:
@@ -87,16 +107,17 @@ def control(seed):
         listing = os.path.join(tmp, "control.list")
         with open(listing, "w") as f:
             f.write("\n".join(c["list"]) + "\n")
-        env = dict(os.environ, KMP_EMU_NAME="x86_64/" + name, KMP_EMU_KERNEL="6.12",
+        env = dict(os.environ, KMP_EMU_NAME="%s/%s" % (arch, name), KMP_EMU_KERNEL="6.12",
                    KMP_EMU_MODPARAMS=c.get("params", "kvm_amd.npt=1"),
+                   KMP_EMU_MEM=c.get("mem", ""),
                    KMP_EMU_CACHE=build.stdout.strip(),
                    KMP_EMU_CHECK_NAME=name)
         check = subprocess.run(
-            [os.path.join(SRC, "scripts", "emu", "check.sh"), "x86_64",
-             os.path.join(SRC, "build", "x86_64", "bin"), listing, "1200"],
+            [os.path.join(SRC, "scripts", "emu", "check.sh"), arch,
+             os.path.join(SRC, "build", arch, "bin"), listing, "1200"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
-        log_path = os.path.join(SRC, "build", "x86_64", "emu-check-%s.log" % name)
+        log_path = os.path.join(SRC, "build", arch, "emu-check-%s.log" % name)
         with open(log_path, errors="replace") as f:
             log = f.read()
         problems = [] if check.returncode else ["the checks passed the control kernel"]

@@ -80,11 +80,27 @@ linux-source-[0-9]*)
 *) die "not a source package (linux-source-X.Y) or a source tree path (with a /)" ;;
 esac
 
-# The key: source, patches, fragments and compiler.  The same inputs build nothing.
+# The build host's tools, installed as the emulated hosts' packages are
+# (before the key, which names the compiler's version).
+need=()
+for t in flex:flex bison:bison bc:bc ccache:ccache "${cross}gcc:gcc-${cross%-}" xz:xz-utils; do
+	command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
+done
+[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
+[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+if [ ${#need[@]} -gt 0 ]; then
+	phase "installing ${need[*]}"
+	apt-get install -y --no-install-recommends "${need[@]}" > /dev/null ||
+		{ echo "run.sh ab: cannot install ${need[*]} (apt-get install failed)" >&2; exit 1; }
+fi
+
+# The key: source, patches, fragments and compiler.  The same inputs build
+# nothing.  A patch counts from its first "--- " line: its header (the
+# description patch(1) skips) can be edited without a rebuild.
 frag_list=("$src/configs/config" "$src/configs/kernel/host.config" "$src/configs/kernel/$arch.config" ${fragments[@]+"${fragments[@]}"})
 key=$( {
 	echo "$arch $ident"
-	for p in ${patches[@]+"${patches[@]}"}; do sha256sum < "$p"; done
+	for p in ${patches[@]+"${patches[@]}"}; do sed -n '/^--- /,$p' "$p" | sha256sum; done
 	echo fragments; cat "${frag_list[@]}"
 	"${cross}gcc" --version | head -1
 } | sha256sum | cut -c1-16)
@@ -138,19 +154,6 @@ fi
 if [ $check_only = 1 ]; then	# --check: the patches apply; build nothing
 	rm -rf "$out.tmp"
 	exit 0
-fi
-
-# The build host's tools, installed as the emulated hosts' packages are.
-need=()
-for t in flex:flex bison:bison bc:bc ccache:ccache "${cross}gcc:gcc-${cross%-}" xz:xz-utils; do
-	command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
-done
-[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
-[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
-if [ ${#need[@]} -gt 0 ]; then
-	phase "installing ${need[*]}"
-	apt-get install -y --no-install-recommends "${need[@]}" > /dev/null ||
-		{ echo "run.sh ab: cannot install ${need[*]} (apt-get install failed)" >&2; exit 1; }
 fi
 
 mk() { nice -n 10 make -C "$work" O="$out.tmp/obj" ARCH=$karch ${cross:+CROSS_COMPILE=$cross} \
