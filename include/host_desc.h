@@ -35,7 +35,7 @@ struct host_desc {
 	char cpu_mmu[32];		/* powerpc's /proc/cpuinfo "MMU" ("Radix", "Hash") */
 	enum host_mmu mmu_kind;
 	char mmu[64];			/* "tdp_mmu", "legacy tdp", "shadow paging", "stage-2", ... */
-	char emulated[384];		/* how the host itself is emulated (QEMU TCG), or "" */
+	char emulated[1024];		/* how the host itself is emulated (QEMU TCG), or "" */
 	int nr_params;
 	struct {
 		char name[64];		/* "kvm.tdp_mmu", "kvm_intel.ept" */

@@ -290,11 +290,17 @@ const char *host_mmu_name(void)
 	return m == HOST_MMU_PVM ? "kvm_pvm shadow" : m == HOST_MMU_NONE ? "no" : mmu_names[m];
 }
 
-/* KMP_EMULATED_HOST is printed in KTAP and records: one printable line, checked first. */
+/*
+ * KMP_EMULATED_HOST is printed in KTAP and records: one printable line, checked
+ * first, and never cut short (compare reads the patches and config it names).
+ */
 static void __attribute__((constructor)) emulated_host_env_check(void)
 {
 	const char *env = getenv("KMP_EMULATED_HOST");
+	size_t max = sizeof(((struct host_desc *)0)->emulated) - 1;
 
+	if (env && strlen(env) > max)
+		usage_error("KMP_EMULATED_HOST: %zu characters: at most %zu", strlen(env), max);
 	for (const char *c = env ? env : ""; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			usage_error("KMP_EMULATED_HOST: control character 0x%02x: must be one "

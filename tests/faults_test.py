@@ -344,7 +344,8 @@ def watchdog_env_tests(tmp, baseline):
              ("demand_paging", ["-b", "4M"], "", "KMP_LOCKSTEP_WAIT"),
              ("dirty_log_perf", ["-b", "4M", "-i", "2"], "yes", "KMP_REQUIRE_KVM"),
              ("tlbie_bench", ["-t", "1"], "true", "KMP_REQUIRE_KVM"),
-             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "x\nok 2 injected", "KMP_EMULATED_HOST")]
+             ("dirty_log_perf", ["-b", "4M", "-i", "2"], "x\nok 2 injected", "KMP_EMULATED_HOST"),
+             ("zap_latency", ["-v", "1", "-b", "4M", "-i", "1"], "x" * 1100, "KMP_EMULATED_HOST")]
     for tool, args, value, var in cases:
         problems, info = [], []
         jdir, env = journaled(tmp, dict(os.environ, **{var: value}))
@@ -356,13 +357,14 @@ def watchdog_env_tests(tmp, baseline):
             problems.append("%d lines of output, want 1" % len(lines))
         if "TAP version 13" in lines:
             problems.append("started a guest first (printed 'TAP version')")
-        shown = "control character" if "\n" in value else "'%s'" % value
+        shown = ("control character" if "\n" in value else
+                 "1100 characters: at most 1023" if len(value) == 1100 else "'%s'" % value)
         if not any(var in l and shown in l for l in lines):
             problems.append("no line names %s and %s" % (var, shown))
         check_host(jdir, baseline, "%s=%s %s" % (var, value, tool), problems, out)
         if problems:
             info += excerpt(out)
-        report("%s=%s %s: one-line usage error" % (var, value.replace("\n", "\\n"), tool),
+        report("%s=%s %s: one-line usage error" % (var, value.replace("\n", "\\n")[:40], tool),
                problems, info)
 
 
