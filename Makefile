@@ -384,6 +384,8 @@ check-seed-004:
 # kernel (make check-x86's 6.12, or KMP_AB_KERNEL) booted twice as an emulated
 # x86_64 host under icount with one vCPU; timings must agree within 1%, counts
 # exactly.  Then arm64 the same way, and POWER (no icount) on counts alone.
+# Then run.sh's host choice, tests/host_choice_check.sh: without KVM a run
+# goes to the emulated x86_64 host and comes back as an ordinary folder.
 .PHONY: check-ab
 check-ab:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
@@ -392,6 +394,7 @@ check-ab:
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= \
 		OUTPUT=$(SRC)/build/powerpc all
 	$(Q)$(SRC)/tests/ab_repeat_check.py
+	$(Q)$(SRC)/tests/host_choice_check.sh
 # make check-ab-source: run.sh ab from kernel source, tests/ab_source_check.py:
 # seed 004's pair (linux-source-6.12 and its patch) built, booted on the legacy
 # MMU, run twice (the second builds nothing), and the bad builds.

@@ -5,11 +5,13 @@
 # results folder, compare two result sets as the mailing-list tables, or
 # sweep one parameter.
 #
-#   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--list] [--dry-run]
+#   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--host local|emulated] [--kernel K] [--arch A] [--mmu MMU] [--list] [--dry-run]
 #   ./run.sh compare BASE NEW
 #   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
 #   ./run.sh ab --kernel A [--kernel B] [--patch FILE]... [--patch-a FILE]... [--config FRAGMENT]... [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
 #       MMU: x86_64 tdp|shadow|legacy-npt, arm64 stage2, powerpc hpt|radix
+#   Where no /dev/kvm opens, a run goes to an emulated KVM host (--host
+#   emulated: Debian's 6.12 booted under QEMU; --host local skips instead).
 #
 # Config text is data: sections are parsed line by line and arguments are
 # split on whitespace into an array; nothing from a config is evaluated.
@@ -44,6 +46,13 @@ die() {
 
 usage() {
 	sed -n '/^#   \.\/run.sh/p' "${BASH_SOURCE[0]}" | sed 's/^#  //'
+	echo
+	echo "Without a usable /dev/kvm, a run goes to an emulated KVM host (--host emulated:"
+	echo "Debian's 6.12, the TDP MMU over emulated NPT, under QEMU icount: code path length,"
+	echo "not bare-metal time); --host local skips instead."
+	echo
+	echo "Groups (-g; --list -g GROUP names its sections):"
+	sed -e '/^#/d' -e 's/^/  /' "$CONFIGS/groups"
 	exit "${1:-0}"
 }
 
@@ -159,17 +168,21 @@ unmet() {
 
 # ---- running -------------------------------------------------------------
 SELECTED=()
+section_wanted() {	# section_wanted N: N is one of TESTS[], or (without -t) in SEL_GROUPS[]
+	local g t
+	if [ ${#TESTS[@]} -gt 0 ]; then
+		for t in "${TESTS[@]}"; do [ "$t" = "${S_NAME[$1]}" ] && return 0; done
+	else
+		for g in "${SEL_GROUPS[@]}"; do in_list "$g" "${S_GROUPS[$1]}" && return 0; done
+	fi
+	return 1
+}
+
 select_sections() {	# from SEL_GROUPS[] and TESTS[]
-	local n g t ok
+	local n g t
 	for ((n = 0; n < ${#S_NAME[@]}; n++)); do
 		in_list "$ARCH" "${S_ARCH[n]:-$ARCH}" || continue
-		ok=0
-		if [ ${#TESTS[@]} -gt 0 ]; then
-			for t in "${TESTS[@]}"; do [ "$t" = "${S_NAME[n]}" ] && ok=1; done
-		else
-			for g in "${SEL_GROUPS[@]}"; do in_list "$g" "${S_GROUPS[n]}" && ok=1; done
-		fi
-		[ $ok = 1 ] && SELECTED+=("$n")
+		section_wanted "$n" && SELECTED+=("$n")
 	done
 	if [ ${#TESTS[@]} -gt 0 ]; then
 		for t in "${TESTS[@]}"; do
@@ -369,25 +382,52 @@ finish() {	# print where things are and the verdict
 	exit 0
 }
 
+# Why this machine's /dev/kvm cannot run a guest; nothing when it can.
+kvm_unusable() {
+	[ -e /dev/kvm ] || { echo "no /dev/kvm"; return; }
+	( exec 3<> /dev/kvm ) 2> /dev/null || echo "/dev/kvm does not open (not root, or a container)"
+}
+
 cmd_run() {
-	local list=0 dry=0 n
+	local list=0 dry=0 n host='' why
+	local -a sel=() emu=()
 	SEL_GROUPS=() TESTS=() REPEAT=1
 	while [ $# -gt 0 ]; do
 		case "$1" in
-		-g) need_value -g "$@"; SEL_GROUPS+=("$2"); shift 2 ;;
-		-t) need_value -t "$@"; TESTS+=("$2"); shift 2 ;;
+		-g) need_value -g "$@"; SEL_GROUPS+=("$2"); sel+=(-g "$2"); shift 2 ;;
+		-t) need_value -t "$@"; TESTS+=("$2"); sel+=(-t "$2"); shift 2 ;;
 		--repeat) need_value --repeat "$@"; check_repeat "$2"; REPEAT=$2; shift 2 ;;
 		--results) need_value --results "$@"; RESULTS_DIR=$2; shift 2 ;;
+		--host) need_value --host "$@"
+			case $2 in local|emulated) host=$2 ;;
+			*) die "--host '$2': must be local (this machine's /dev/kvm) or emulated (a KVM host under QEMU)" ;;
+			esac; shift 2 ;;
+		--kernel|--arch|--mmu|--smp) need_value "$1" "$@"; emu+=("$1" "$2"); shift 2 ;;
+		--real-time) emu+=("$1"); shift ;;
 		--list) list=1; shift ;;
 		--dry-run) dry=1; shift ;;
 		-h|--help) usage 0 ;;
 		*) die "unknown argument '$1'; see --help" ;;
 		esac
 	done
+	if [ ${#emu[@]} -gt 0 ] && [ "$host" = local ]; then
+		die "${emu[0]}: an emulated host's option, but --host local runs on this machine"
+	fi
+	# The emulated host's options ask for it; so does a machine without KVM.
+	if [ $list = 0 ] && [ $dry = 0 ] && [ "$host" != local ]; then
+		if [ -z "$host" ] && [ ${#emu[@]} = 0 ] && why=$(kvm_unusable) && [ -n "$why" ]; then
+			echo "run.sh: $why here: running on an emulated KVM host instead (--host local: skip)"
+			host=emulated
+		fi
+		[ "$host" = emulated ] || [ ${#emu[@]} -gt 0 ] &&
+			cmd_emulated ${emu[@]+"${emu[@]}"} --repeat "$REPEAT" ${sel[@]+"${sel[@]}"}
+	fi
 	[ ${#SEL_GROUPS[@]} -gt 0 ] || SEL_GROUPS=(ci)
 	load_configs
 	if [ $list = 1 ]; then
 		for ((n = 0; n < ${#S_NAME[@]}; n++)); do
+			# --list alone lists every section; with -g or -t, those.
+			[ ${#sel[@]} = 0 ] || section_wanted "$n" || continue
 			printf '%-28s %-16s groups: %s%s\n' "${S_NAME[n]}" "${S_FILE[n]}" "${S_GROUPS[n]}" \
 				"${S_ARCH[n]:+ (arch: ${S_ARCH[n]}$(in_list "$ARCH" "${S_ARCH[n]}" || echo ", not this one"))}"
 		done
@@ -504,11 +544,138 @@ cmd_sweep() {
 	finish "$OUT"
 }
 
+# ---- emulated KVM hosts ----------------------------------------------------
+# The options both `ab` and `--host emulated` take: EMU_ARCH, EMU_MMU, EMU_SMP,
+# EMU_ICOUNT (empty: real time).  emu_option OPTION VALUE: 0 when taken.
+EMU_ARCH=x86_64 EMU_MMU='' EMU_SMP=1 EMU_ICOUNT=shift=0,sleep=off
+emu_option() {
+	case "$1" in
+	--arch) EMU_ARCH=$2 ;;
+	--mmu) EMU_MMU=$2 ;;
+	--smp) [[ $2 =~ ^[1-8]$ ]] || die "--smp '$2': the emulated host's vCPUs, 1 to 8"
+	       EMU_SMP=$2 ;;
+	*) return 1 ;;
+	esac
+}
+
+# The emulated host's MMU as module parameters (x86_64) or machine (powerpc):
+# EMU_PARAMS, EMU_MACHINE; EMU_COUNTS_ONLY where only path counts compare.
+# Then this machine must be able to boot it with the suite inside.
+emu_setup() {
+	local n
+	EMU_PARAMS='' EMU_MACHINE='' EMU_COUNTS_ONLY=''
+	case "$EMU_ARCH:${EMU_MMU:=$(case "$EMU_ARCH" in arm64) echo stage2 ;; powerpc) echo hpt ;; *) echo tdp ;; esac)}" in
+	x86_64:tdp) EMU_PARAMS="kvm_amd.npt=1" ;;
+	x86_64:shadow) EMU_PARAMS="kvm_amd.npt=0" ;;
+	x86_64:legacy-npt) EMU_PARAMS="kvm_amd.npt=1 kvm.tdp_mmu=0" ;;
+	x86_64:*) die "--mmu '$EMU_MMU': must be tdp, shadow or legacy-npt (the emulated AMD host's KVM MMU)" ;;
+	arm64:stage2) ;;
+	arm64:*) die "--mmu '$EMU_MMU': must be stage2 (the emulated arm64 host's KVM MMU)" ;;
+	powerpc:hpt) EMU_MACHINE=powernv8 ;;
+	powerpc:radix) EMU_MACHINE=powernv9 ;;
+	powerpc:*) die "--mmu '$EMU_MMU': must be hpt (POWER8) or radix (POWER9), the emulated POWER host's MMU" ;;
+	*) die "--arch '$EMU_ARCH': must be x86_64, arm64 or powerpc" ;;
+	esac
+	# QEMU 7.2's powernv aborts under -icount in its firmware ("Bad icount
+	# read", POWER8 and POWER9 alike), and POWER's emulated clock in real
+	# time is unreliable (docs/arches.md): there only path counts compare.
+	[ "$EMU_ARCH" = powerpc ] && EMU_ICOUNT='' EMU_COUNTS_ONLY=--counts-only
+	[ "$ARCH" = x86_64 ] || die "emulated hosts are built on x86_64; this machine is $ARCH"
+	# Sections are chosen for the emulated host's arch.
+	ARCH=$EMU_ARCH
+	for n in dirty_log_perf demand_paging zap_latency tlbie_bench kmp_mmu kmp_cap kmp_restore_host; do
+		[ -x "$HERE/build/$ARCH/bin/$n" ] || die "$HERE/build/$ARCH/bin/$n not found: run 'make$([ "$ARCH" = x86_64 ] || echo " ARCH=$ARCH")' first"
+	done
+}
+
+# What the emulated host's figures are, said once before they are measured.
+emu_banner() {	# emu_banner PREFIX
+	echo "$1: $EMU_MMU MMU (${EMU_PARAMS:-${EMU_MACHINE:-KVM built in}}), $EMU_SMP emulated vCPU(s), $([ -n "$EMU_ICOUNT" ] && echo "QEMU -icount $EMU_ICOUNT" || echo "real time")"
+	if [ -n "$EMU_COUNTS_ONLY" ]; then
+		echo "$1: counts only: QEMU's powernv has no -icount (it aborts: \"Bad icount read\") and POWER's"
+		echo "$1: emulated clock is unreliable, so only the path counts (KVM VM stat deltas) are compared"
+	elif [ -n "$EMU_ICOUNT" ]; then
+		echo "$1: the figures are instruction-paced (QEMU icount): they measure code path length in"
+		echo "$1: the emulated host, repeatably, not bare-metal time (no cache, TLB or atomic costs)"
+	else
+		echo "$1: real-time emulation: the figures move with this machine's load; icount (the default) does not"
+	fi
+}
+
+# emu_boot LABEL NAME KERNEL CACHE OUTDIR TIMEOUT RUN_SH_ARGS...: KERNEL (made
+# ready as CACHE by scripts/emu/kernel.sh) booted as the emulated host, the
+# selection run inside into OUTDIR, its console checked for kernel reports
+# (figures from a kernel that reported a lockdep splat, a sleep in atomic
+# context, a BUG or a WARN are not to be trusted).  Returns 1 when a run
+# failed or the kernel reported trouble; exits when no results came back.
+emu_boot() {
+	local label=$1 name=$2 kernel=$3 cache=$4 outdir=$5 timeout=$6 rc=0
+	shift 6
+	if ! KMP_EMU_SMP=$EMU_SMP KMP_EMU_ICOUNT=$EMU_ICOUNT KMP_EMU_MODPARAMS=$EMU_PARAMS \
+		KMP_EMU_MACHINE=$EMU_MACHINE KMP_EMU_NAME="$EMU_ARCH/$name" \
+		"$HERE/scripts/emu/ab-side.sh" "$EMU_ARCH" "$cache" "$kernel" "$outdir" "$timeout" "$@"; then
+		[ -n "$(find "$outdir" -name summary.ktap 2>/dev/null)" ] ||
+			{ echo "$label ($kernel) gave no results: $outdir/console.log"; exit 1; }
+		rc=1
+	fi
+	"$HERE/scripts/emu/console-reports.sh" "$outdir/console.log" "$label ($kernel)" || rc=1
+	return $rc
+}
+
+# The selection's time limit on the emulated host: every run's, and a boot's.
+emu_timeout() {
+	local n t=900
+	for n in "${SELECTED[@]}"; do t=$((t + S_TIMEOUT[n] * REPEAT)); done
+	echo "$t"
+}
+
+# --host emulated: the selection on one kernel booted as an emulated KVM host
+# (default: Debian's 6.12, the TDP MMU over emulated NPT), into an ordinary
+# results folder named by this machine's clock.
+cmd_emulated() {
+	local kernel=6.12 cache tmp inner rc=0 label
+	local -a sel=()
+	SEL_GROUPS=() TESTS=() REPEAT=1
+	while [ $# -gt 0 ]; do
+		if [ $# -ge 2 ] && emu_option "$1" "$2"; then shift 2; continue; fi
+		case "$1" in
+		--kernel) kernel=$2; shift 2 ;;
+		--real-time) EMU_ICOUNT=; shift ;;
+		--repeat) REPEAT=$2; shift 2 ;;
+		-g) SEL_GROUPS+=("$2"); sel+=("$1" "$2"); shift 2 ;;
+		-t) TESTS+=("$2"); sel+=("$1" "$2"); shift 2 ;;
+		esac
+	done
+	emu_setup
+	[ ${#sel[@]} -gt 0 ] || { SEL_GROUPS=(ci); sel=(-g ci); }
+	load_configs
+	select_sections
+	[ ${#SELECTED[@]} -gt 0 ] || die "no section in ${sel[*]} for $ARCH; see --list"
+	# A Debian kernel series (6.12, default) as make check-ARCH boots it; else ab's kernels.
+	cache=$("$HERE/scripts/emu/kernel.sh" "$ARCH" "$kernel" "$HERE/build/$ARCH/emu-ab") || exit $?
+	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
+	[ ${#label} -le 150 ] || label="${#SELECTED[@]}-sections"
+	new_results_dir "$label"
+	echo "running ${#SELECTED[@]} section(s) x $REPEAT on an emulated $ARCH KVM host ($kernel)"
+	emu_banner run.sh
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kmp-emulated.XXXXXX")
+	emu_boot "run.sh: the emulated host" host "$kernel" "$cache" "$tmp" "$(emu_timeout)" \
+		"${sel[@]}" --repeat "$REPEAT" || rc=1
+	# The host's one results folder, dated by the guest's clock, becomes $OUT.
+	inner=$(results_folder "$tmp") || exit 1
+	mv "$inner"/* "$OUT"/ && mv "$tmp/console.log" "$OUT/console.log" && rm -rf "$tmp"
+	"$HERE/scripts/emu/ab-mmu-check.sh" "$EMU_MMU" "$OUT" host "$kernel" || rc=1
+	[ -x "$PY" ] && [ -f "$RESULTS_PY" ] && "$PY" "$RESULTS_PY" summary "$OUT"
+	echo "results: $OUT"
+	exit $rc
+}
+
 # ab --kernel A --kernel B SELECTION: the selection on each kernel, booted as
-# an emulated KVM host of --arch (scripts/emu/ab-side.sh), then compare A B.
+# an emulated KVM host of --arch (emu_boot), then compare A B.
 cmd_ab() {
 	local -a kernels=() sel=() passthru=() patches=() patches_a=() configs=() build_a=() build_b=()
-	local arch=x86_64 mmu='' smp=1 icount=shift=0,sleep=off repeat=1 params machine='' n t=0 side rc=0 a b
+	local n side rc=0 a b
+	REPEAT=1
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--kernel) need_value --kernel "$@"; kernels+=("$2"); shift 2 ;;
@@ -517,15 +684,11 @@ cmd_ab() {
 			   if [ ! -f "$2" ] || [ ! -r "$2" ]; then die "--patch-a '$2': no such readable file"; fi
 			   patches_a+=(--patch "$2"); shift 2 ;;
 		--config) need_value --config "$@"; configs+=(--config "$2"); shift 2 ;;
-		--arch) need_value --arch "$@"; arch=$2; shift 2 ;;
+		--arch|--mmu|--smp) need_value "$1" "$@"; emu_option "$1" "$2"; shift 2 ;;
 		-g|-t) need_value "$1" "$@"; sel+=("$1" "$2"); shift 2 ;;
-		--repeat) need_value --repeat "$@"; check_repeat "$2"; repeat=$2; shift 2 ;;
+		--repeat) need_value --repeat "$@"; check_repeat "$2"; REPEAT=$2; shift 2 ;;
 		--results) need_value --results "$@"; RESULTS_DIR=$2; shift 2 ;;
-		--mmu) need_value --mmu "$@"; mmu=$2; shift 2 ;;
-		--smp) need_value --smp "$@"
-		       [[ $2 =~ ^[1-8]$ ]] || die "--smp '$2': the emulated host's vCPUs, 1 to 8"
-		       smp=$2; shift 2 ;;
-		--real-time) icount=; shift ;;
+		--real-time) EMU_ICOUNT=; shift ;;
 		-h|--help) usage 0 ;;
 		*) die "ab: unknown argument '$1'; see --help" ;;
 		esac
@@ -540,27 +703,7 @@ cmd_ab() {
 	2) ;;
 	*) die "--kernel '${kernels[2]}': a third kernel; ab compares two" ;;
 	esac
-	# The emulated host's MMU: module parameters (x86_64) or machine (powerpc).
-	case "$arch:${mmu:=$(case "$arch" in arm64) echo stage2 ;; powerpc) echo hpt ;; *) echo tdp ;; esac)}" in
-	x86_64:tdp) params="kvm_amd.npt=1" ;;
-	x86_64:shadow) params="kvm_amd.npt=0" ;;
-	x86_64:legacy-npt) params="kvm_amd.npt=1 kvm.tdp_mmu=0" ;;
-	x86_64:*) die "--mmu '$mmu': must be tdp, shadow or legacy-npt (the emulated AMD host's KVM MMU)" ;;
-	arm64:stage2) params='' ;;
-	arm64:*) die "--mmu '$mmu': must be stage2 (the emulated arm64 host's KVM MMU)" ;;
-	powerpc:hpt) params='' machine=powernv8 ;;
-	powerpc:radix) params='' machine=powernv9 ;;
-	powerpc:*) die "--mmu '$mmu': must be hpt (POWER8) or radix (POWER9), the emulated POWER host's MMU" ;;
-	*) die "--arch '$arch': must be x86_64, arm64 or powerpc" ;;
-	esac
-	# QEMU 7.2's powernv aborts under -icount in its firmware ("Bad icount
-	# read", POWER8 and POWER9 alike), and POWER's emulated clock in real
-	# time is unreliable (docs/arches.md): there ab compares path counts only.
-	local counts_only=
-	[ "$arch" = powerpc ] && icount='' counts_only=--counts-only
-	[ "$ARCH" = x86_64 ] || die "ab: runs emulated hosts built on x86_64; this machine is $ARCH"
-	# Sections are chosen for the emulated host's arch.
-	ARCH=$arch
+	emu_setup
 	# The selection as the emulated host will see it: checked here, first.
 	SEL_GROUPS=() TESTS=()
 	for ((n = 0; n < ${#sel[@]}; n += 2)); do
@@ -569,10 +712,7 @@ cmd_ab() {
 	[ ${#sel[@]} -gt 0 ] || { SEL_GROUPS=(ci); sel=(-g ci); }
 	load_configs
 	select_sections
-	[ ${#SELECTED[@]} -gt 0 ] || die "ab: no section in ${sel[*]} for $arch; see --list"
-	for n in dirty_log_perf demand_paging zap_latency tlbie_bench kmp_mmu kmp_cap kmp_restore_host; do
-		[ -x "$HERE/build/$arch/bin/$n" ] || die "ab: $HERE/build/$arch/bin/$n not found: run 'make$([ "$arch" = x86_64 ] || echo " ARCH=$arch")' first"
-	done
+	[ ${#SELECTED[@]} -gt 0 ] || die "ab: no section in ${sel[*]} for $ARCH; see --list"
 	# Each kernel made ready (fetched, unpacked) before any folder is made:
 	# a bad --kernel is a one-line error.
 	# --config to every source side; --patch to B alone, --patch-a to A alone.
@@ -581,52 +721,32 @@ cmd_ab() {
 	build_b=(${configs[@]+"${configs[@]}"} ${patches[@]+"${patches[@]}"})
 	# The patches are tried first: one that does not apply fails before anything is built.
 	if [ ${#patches_a[@]} -gt 0 ]; then
-		"$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[0]}" "$HERE/build/$arch/emu-ab" "${build_a[@]}" --check > /dev/null || exit $?
+		"$HERE/scripts/emu/kernel.sh" "$ARCH" "${kernels[0]}" "$HERE/build/$ARCH/emu-ab" "${build_a[@]}" --check > /dev/null || exit $?
 	fi
 	if [ ${#patches[@]} -gt 0 ]; then
-		"$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" "${build_b[@]}" --check > /dev/null || exit $?
+		"$HERE/scripts/emu/kernel.sh" "$ARCH" "${kernels[1]}" "$HERE/build/$ARCH/emu-ab" "${build_b[@]}" --check > /dev/null || exit $?
 	fi
-	caches[0]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[0]}" "$HERE/build/$arch/emu-ab" ${build_a[@]+"${build_a[@]}"}) || exit $?
-	caches[1]=$("$HERE/scripts/emu/kernel.sh" "$arch" "${kernels[1]}" "$HERE/build/$arch/emu-ab" ${build_b[@]+"${build_b[@]}"}) || exit $?
-	for n in "${SELECTED[@]}"; do t=$((t + S_TIMEOUT[n] * repeat)); done
-	passthru=("${sel[@]}" --repeat "$repeat")
+	caches[0]=$("$HERE/scripts/emu/kernel.sh" "$ARCH" "${kernels[0]}" "$HERE/build/$ARCH/emu-ab" ${build_a[@]+"${build_a[@]}"}) || exit $?
+	caches[1]=$("$HERE/scripts/emu/kernel.sh" "$ARCH" "${kernels[1]}" "$HERE/build/$ARCH/emu-ab" ${build_b[@]+"${build_b[@]}"}) || exit $?
+	passthru=("${sel[@]}" --repeat "$REPEAT")
 	local label
 	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
 	[ ${#label} -le 150 ] || label="${#SELECTED[@]}-sections"
 	new_results_dir "ab-$label"
-	echo "ab: ${#SELECTED[@]} section(s) x $repeat on two kernels, each an emulated $arch KVM host"
-	echo "ab: $mmu MMU (${params:-${machine:-KVM built in}}), $smp emulated vCPU(s), $([ -n "$icount" ] && echo "QEMU -icount $icount" || echo "real time")"
-	if [ -n "$counts_only" ]; then
-		echo "ab: counts only: QEMU's powernv has no -icount (it aborts: \"Bad icount read\") and POWER's"
-		echo "ab: emulated clock is unreliable, so only the path counts (KVM VM stat deltas) are compared"
-	elif [ -n "$icount" ]; then
-		echo "ab: the figures are instruction-paced (QEMU icount): they measure code path length in"
-		echo "ab: the emulated host, repeatably, not bare-metal time (no cache, TLB or atomic costs)"
-	else
-		echo "ab: real-time emulation: the figures move with this machine's load; icount (the default) does not"
-	fi
+	echo "ab: ${#SELECTED[@]} section(s) x $REPEAT on two kernels, each an emulated $ARCH KVM host"
+	emu_banner ab
 	for n in 0 1; do
 		side=$([ $n = 0 ] && echo A || echo B)
 		echo "=== $side: ${kernels[n]}"
-		if ! KMP_EMU_SMP=$smp KMP_EMU_ICOUNT=$icount KMP_EMU_MODPARAMS=$params KMP_EMU_MACHINE=$machine \
-			KMP_EMU_NAME="$arch/$side" \
-			"$HERE/scripts/emu/ab-side.sh" "$arch" "${caches[n]}" "${kernels[n]}" "$OUT/$side" \
-			$((t + 900)) "${passthru[@]}"; then
-			[ -n "$(find "$OUT/$side" -name summary.ktap 2>/dev/null)" ] ||
-				{ echo "ab: side $side (${kernels[n]}) gave no results: $OUT/$side/console.log"; exit 1; }
-			rc=1
-		fi
-		# Figures from a kernel that reported a lockdep splat, a sleep in
-		# atomic context, a BUG or a WARN are not to be trusted.
-		"$HERE/scripts/emu/console-reports.sh" "$OUT/$side/console.log" \
-			"ab: side $side (${kernels[n]})" || rc=1
+		emu_boot "ab: side $side" "$side" "${kernels[n]}" "${caches[n]}" "$OUT/$side" \
+			"$(emu_timeout)" "${passthru[@]}" || rc=1
 	done
 	a=$(results_folder "$OUT/A") || exit 1
 	b=$(results_folder "$OUT/B") || exit 1
-	"$HERE/scripts/emu/ab-mmu-check.sh" "$mmu" "$a" A "${kernels[0]}" || rc=1
-	"$HERE/scripts/emu/ab-mmu-check.sh" "$mmu" "$b" B "${kernels[1]}" || rc=1
+	"$HERE/scripts/emu/ab-mmu-check.sh" "$EMU_MMU" "$a" A "${kernels[0]}" || rc=1
+	"$HERE/scripts/emu/ab-mmu-check.sh" "$EMU_MMU" "$b" B "${kernels[1]}" || rc=1
 	echo "=== compare A ($a) -> B ($b)"
-	"$PY" "$RESULTS_PY" compare ${counts_only:+"$counts_only"} "$a" "$b" | tee "$OUT/compare.txt"
+	"$PY" "$RESULTS_PY" compare ${EMU_COUNTS_ONLY:+"$EMU_COUNTS_ONLY"} "$a" "$b" | tee "$OUT/compare.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	echo "results: $OUT"
 	exit $rc

@@ -73,7 +73,7 @@ int kvm_dev_fd(void)
 	why = kvm_open_advice(errno);
 	if (kvm_required())
 		TEST_FAIL("KMP_REQUIRE_KVM=1 but %s", why);
-	test_skip("%s", why);
+	test_skip("%s (./run.sh runs the benchmarks on an emulated KVM host here)", why);
 }
 
 const char *kvm_ioctl_advice(const char *name, int err)

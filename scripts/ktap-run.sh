@@ -40,7 +40,9 @@ if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	echo "################################################################"
 	echo "## NO GUEST RAN: $why."
 	echo "## Every guest test above was SKIPPED; only host-side tests ran."
-	echo "## KMP_REQUIRE_KVM=1 makes this a failure."
+	echo "## KMP_REQUIRE_KVM=1 makes this a failure.  Here, without KVM:"
+	echo "##   ./run.sh           runs the benchmarks on an emulated KVM host (QEMU)"
+	echo "##   make check-x86     runs the guest tests on emulated x86 KVM hosts"
 	echo "################################################################"
 fi
 exit $rc

@@ -21,7 +21,7 @@
 		if (why_ && kvm_required())					\
 			ASSERT_EQ(NULL, why_) TH_LOG("KMP_REQUIRE_KVM=1 but %s", why_);	\
 		if (why_)							\
-			SKIP(return, "%s", why_);				\
+			SKIP(return, "%s (guest tests on emulated hosts: make check-x86)", why_); \
 	} while (0)
 
 #define REQUIRE_ROOT()								\

@@ -11,6 +11,9 @@
 #                                kernel-build.sh (with the patches and config
 #                                fragments), then booted as a TREE below;
 #   linux-image-6.1.0-57-amd64   a Debian package, downloaded with apt;
+#   6.12, default                a Debian 12 kernel series, its current image
+#                                (default: Debian 12's own), as make check-ARCH
+#                                boots it (scripts/emu/fetch.sh);
 #   path/to/linux-image-*.deb    a package file;
 #   TREE[:MODPATH]               a kernel build tree (its image: x86_64
 #                                arch/x86/boot/bzImage, arm64 arch/arm64/boot/Image,
@@ -65,6 +68,9 @@ reports_or_die() {	# reports_or_die CONFIG_FILE
 }
 
 case "$spec" in
+default|[0-9].[0-9]|[0-9].[0-9][0-9])
+	cache=$src/build/$arch/emu$([ "$spec" = default ] || echo "-$spec")
+	"$src/scripts/emu/fetch.sh" "$arch" "$cache" "$spec" >&2 || exit 1 ;;
 *.deb)
 	[ -f "$spec" ] || die "no such package file"
 	pkg=$(dpkg-deb -f "$spec" Package 2>/dev/null) || die "not a Debian package file"
