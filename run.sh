@@ -416,8 +416,7 @@ cmd_run() {
 	# The emulated host's options ask for it; so does a machine without KVM.
 	if [ $list = 0 ] && [ $dry = 0 ] && [ "$host" != local ]; then
 		if [ -z "$host" ] && [ ${#emu[@]} = 0 ] && why=$(kvm_unusable) && [ -n "$why" ]; then
-			echo "run.sh: $why here: running on an emulated KVM host instead (--host local: skip)"
-			host=emulated
+			EMU_BECAUSE=$why host=emulated
 		fi
 		[ "$host" = emulated ] || [ ${#emu[@]} -gt 0 ] &&
 			cmd_emulated ${emu[@]+"${emu[@]}"} --repeat "$REPEAT" ${sel[@]+"${sel[@]}"}
@@ -629,6 +628,19 @@ emu_timeout() {
 	echo "$t"
 }
 
+# Each run's own lines, the ones the posts quote (its log without KTAP and
+# comments), labelled with what the emulated host's figures measure.
+emu_post_lines() {
+	local log what
+	what=$([ -n "$EMU_ICOUNT" ] && echo "QEMU icount: code path length, not bare-metal time" ||
+		echo "QEMU in real time: not bare-metal time")
+	for log in "$1"/*.log; do
+		[ -f "$log" ] && [ "$(basename "$log")" != console.log ] || continue
+		echo "--- $(basename "$log" .log) on the emulated host ($what):"
+		grep -v -e '^#' -e '^TAP version' -e '^1\.\.' -e '^ok ' -e '^not ok ' -e '^$' "$log"
+	done
+}
+
 # --host emulated: the selection on one kernel booted as an emulated KVM host
 # (default: Debian's 6.12, the TDP MMU over emulated NPT), into an ordinary
 # results folder named by this machine's clock.
@@ -651,6 +663,10 @@ cmd_emulated() {
 	load_configs
 	select_sections
 	[ ${#SELECTED[@]} -gt 0 ] || die "no section in ${sel[*]} for $ARCH; see --list"
+	mkdir -p -- "$RESULTS_DIR" 2> /dev/null || die "--results '$RESULTS_DIR': cannot create it"
+	# Said once the input is known to be good: a bad one is a one-line error.
+	[ -z "${EMU_BECAUSE:-}" ] ||
+		echo "run.sh: $EMU_BECAUSE here: running on an emulated KVM host instead (--host local: skip)"
 	# A Debian kernel series (6.12, default) as make check-ARCH boots it; else ab's kernels.
 	cache=$("$HERE/scripts/emu/kernel.sh" "$ARCH" "$kernel" "$HERE/build/$ARCH/emu-ab") || exit $?
 	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")
@@ -665,6 +681,7 @@ cmd_emulated() {
 	inner=$(results_folder "$tmp") || exit 1
 	mv "$inner"/* "$OUT"/ && mv "$tmp/console.log" "$OUT/console.log" && rm -rf "$tmp"
 	"$HERE/scripts/emu/ab-mmu-check.sh" "$EMU_MMU" "$OUT" host "$kernel" || rc=1
+	emu_post_lines "$OUT"
 	[ -x "$PY" ] && [ -f "$RESULTS_PY" ] && "$PY" "$RESULTS_PY" summary "$OUT"
 	echo "results: $OUT"
 	exit $rc

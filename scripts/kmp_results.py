@@ -570,7 +570,7 @@ def print_dlp_seed003(pairs):
         print()
         print("%s:" % b.name)
         print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
-        for title, sec in (("Before optimization:", b), ("After optimization:", n)):
+        for title, sec in zip(SIDE_TITLES, (b, n)):
             print()
             print(title)
             print("-" * len(title))
@@ -849,6 +849,35 @@ def host_errors(hb, hn):
     return []
 
 
+def built_from(h):
+    """A source-built emulated host (run.sh ab from source, scripts/emu/kernel.sh):
+    (source, [patch names with their hashes], config hash), or None."""
+    m = re.search(r"built from (.*?)((?: \+ patch \S+ sha256 \S+)*); config sha256 (\S+)",
+                  (h or {}).get("emulated") or "")
+    if not m:
+        return None
+    return m.group(1), m.group(2).strip(" +").split(" + ") if m.group(2) else [], m.group(3)
+
+
+# The post's labels for seed 003's blocks; another patch's pair gets its own.
+SIDE_TITLES = ["Before optimization:", "After optimization:"]
+
+
+def side_titles(hb, hn):
+    """Seed 003's block titles: the post's, unless the pair is one source built with
+    patches that are not the seeds' (then A and B, named by what each adds)."""
+    built = [built_from(hb), built_from(hn)]
+    if not all(built) or built[0][0] != built[1][0]:
+        return ["Before optimization:", "After optimization:"]
+    names = [[p.split()[1] for p in b[1]] for b in built]   # "patch NAME sha256 HASH"
+    if any(n.startswith("seed-") for side in names for n in side):
+        return ["Before optimization:", "After optimization:"]
+    a_only = [n for n in names[0] if n not in names[1]]
+    b_only = [n for n in names[1] if n not in names[0]]
+    return ["A (base%s):" % "".join(" + " + n for n in a_only),
+            "B (%s):" % ("+ " + " + ".join(b_only) if b_only else "base")]
+
+
 def host_notes(hb, hn):
     """Comment lines on how BASE's and NEW's hosts differ, and what an
     emulated host's figures mean."""
@@ -863,11 +892,10 @@ def host_notes(hb, hn):
                   if hb.get(k) != hn.get(k)]
         if emulated_setup(hb) != emulated_setup(hn):
             differ.append("emulated")
-        built = [re.search(r"built from (.*?)((?: \+ patch \S+ sha256 \S+)*); config "
-                           r"sha256 (\S+)", h.get("emulated") or "") for h in (hb, hn)]
-        if all(built) and built[0].group(1) == built[1].group(1):
+        built = [built_from(h) for h in (hb, hn)]
+        if all(built) and built[0][0] == built[1][0]:
             # run.sh ab from source (scripts/emu/kernel.sh): say exactly what differs.
-            patches = [m.group(2).strip(" +").split(" + ") if m.group(2) else [] for m in built]
+            patches = [b[1] for b in built]
             added = [p for p in patches[1] if p not in patches[0]]
             # run.sh ab --patch-a: a "before" fixture on BASE alone.
             base_only = [p for p in patches[0] if p not in patches[1]]
@@ -876,8 +904,8 @@ def host_notes(hb, hn):
                 what = ("NEW adds %s, and " % "; ".join(added) if added else "") + \
                     "BASE adds %s" % "; ".join(base_only)
             lines.append("# BASE and NEW: one emulated machine, one source (%s) built twice; %s%s"
-                         % (built[0].group(1), what, "" if built[0].group(3) ==
-                            built[1].group(3) else "; the configs differ too"))
+                         % (built[0][0], what, "" if built[0][2] ==
+                            built[1][2] else "; the configs differ too"))
         elif hb.get("kernel") != hn.get("kernel"):
             lines.append("# BASE and NEW: one emulated machine, two kernels: a kernel A/B (the "
                          "kernels differ in more than any one patch)")
@@ -1084,6 +1112,7 @@ def print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs):
         print("# no section to compare")
     if args.counts_only:
         print("# counts only: the timings are left out (not comparable on these hosts)")
+    SIDE_TITLES[:] = side_titles(hb, hn)
     for tool in list(PRINTERS) + sorted(set(pairs) - set(PRINTERS)):
         if tool in pairs and not args.counts_only:
             print()

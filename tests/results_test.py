@@ -688,6 +688,17 @@ def test_emulated_host(tmp, a, b):
                "6.12.118-1~deb12u1) built twice; " + says
         check("one source built twice: '%s'" % says, line in out,
               "\n".join(l for l in out if "built twice" in l))
+    # Seed 003's blocks carry the post's titles for a seed's patch, A and B for another.
+    mine = variant(b, "source-mine", emulated=icount % (src % " + patch mine.patch sha256 bb22"),
+                   cpus=1, kernel="6.12.118")
+    for base, new, titles in ((plain, patched, ["Before optimization:", "After optimization:"]),
+                              (plain, mine, ["A (base):", "B (+ mine.patch):"]),
+                              (mine, plain, ["A (base + mine.patch):", "B (base):"])):
+        out = run("compare", base, new).stdout.splitlines()
+        check("seed 003's blocks titled %s" % " / ".join(titles),
+              all(t in out for t in titles) and
+              ("Before optimization:" in titles or "Before optimization:" not in out),
+              "\n".join(l for l in out if l.endswith(":")))
 
 
 def test_schema_versions(tmp, a, b):

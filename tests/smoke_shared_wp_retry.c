@@ -61,17 +61,23 @@ static void count_event(const struct trace_event *ev, void *arg)
 	(*(uint64_t *)arg)++;
 }
 
-/* dirty_log_perf with these arguments, and how many times the retry ran meanwhile. */
-static void run_counting_retries(struct __test_metadata *_metadata, const char *const *args,
-				 struct tool_run *r, uint64_t *retries)
+/* A host that runs guests and a kernel with the fixture's retry, or the test skips. */
+#define REQUIRE_FIXTURE(func)								\
+	do {										\
+		REQUIRE_KVM();								\
+		REQUIRE_ROOT();								\
+		if (!retry_symbol(func, sizeof(func)))					\
+			SKIP(return, "this kernel has no %s(): not seed 000's fixture",	\
+			     RETRY_FUNC);							\
+	} while (0)
+
+/* dirty_log_perf with these arguments, and how many times func (the retry) ran meanwhile. */
+static void run_counting_retries(struct __test_metadata *_metadata, const char *func,
+				 const char *const *args, struct tool_run *r, uint64_t *retries)
 {
-	char func[256], why[512] = "";
+	char why[512] = "";
 	struct trace t;
 
-	REQUIRE_KVM();
-	REQUIRE_ROOT();
-	if (!retry_symbol(func, sizeof(func)))
-		SKIP(return, "this kernel has no %s(): not seed 000's fixture", RETRY_FUNC);
 	ASSERT_EQ(0, trace_open(&t, why, sizeof(why))) TH_LOG("tracefs: %s", why);
 	ASSERT_TRUE(trace_kprobes_supported(&t, why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(0, trace_add_probe(&t, "retry", func, false, "", NULL, why, sizeof(why)))
@@ -97,13 +103,16 @@ TEST(every_lost_race_is_retried)
 		"-v", "2", "-b", "16M", "-i", "10", "-j", "--verify", NULL,
 	};
 	uint64_t pages = VCPUS * VCPU_BYTES / getpagesize(), retries = 0;
-	struct tool_run *r = calloc(1, sizeof(*r));
+	struct tool_run *r;
+	char func[256];
 
-	ASSERT_NE(NULL, r);
+	REQUIRE_FIXTURE(func);
 	if (access(LOSE_A_RACE, W_OK))
 		SKIP(return, "no writable %s: not seed 000's fixture", LOSE_A_RACE);
+	r = calloc(1, sizeof(*r));
+	ASSERT_NE(NULL, r);
 	ASSERT_EQ(0, host_state_write(LOSE_A_RACE, "1"));
-	run_counting_retries(_metadata, args, r, &retries);
+	run_counting_retries(_metadata, func, args, r, &retries);
 	host_state_restore_path(LOSE_A_RACE);
 	if (r->code == KSFT_SKIP) {
 		TH_LOG("%s", r->out);
@@ -128,18 +137,21 @@ TEST(every_lost_race_is_retried)
 static void natural_races(struct __test_metadata *_metadata, const char *const *args,
 			  const char *setting, bool aged)
 {
-	struct tool_run *r = calloc(1, sizeof(*r));
+	struct tool_run *r;
 	uint64_t retries = 0;
+	char func[256];
 
+	REQUIRE_FIXTURE(func);
+	r = calloc(1, sizeof(*r));
 	ASSERT_NE(NULL, r);
-	run_counting_retries(_metadata, args, r, &retries);
+	run_counting_retries(_metadata, func, args, r, &retries);
 	if (r->code == KSFT_SKIP) {
 		TH_LOG("%s", r->out);
 		SKIP(return, "dirty_log_perf skipped (its output above)");
 	}
 	ASSERT_EQ(0, r->code) TH_LOG("dirty_log_perf failed:\n%s", r->out);
 	TH_LOG("%lu natural retries (%s) %s; %.0f aging passes, %.0f pages written, %.0f lost",
-	       (unsigned long)retries, RETRY_FUNC, setting, tool_figure(r, "", "age_passes"),
+	       (unsigned long)retries, func, setting, tool_figure(r, "", "age_passes"),
 	       tool_figure(r, "", "pages_written"), tool_figure(r, "", "verify_lost_pages"));
 	if (aged)
 		EXPECT_GE(tool_figure(r, "", "age_passes"), 1);

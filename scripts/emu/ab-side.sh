@@ -43,7 +43,8 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
 	printf '/kmp/bash /kmp/run.sh'
 	for a in "$@"; do printf ' %s' "$(q "$a")"; done
-	echo ' --results /tmp/results'
+	# Inside, KVM is the host's own: never another emulated host.
+	echo ' --host local --results /tmp/results'
 	# shellcheck disable=SC2016
 	echo 'rc=$?'
 	echo 'echo KMP-REC-AB-BEGIN'

@@ -5,7 +5,8 @@
 # Usage: scripts/emu/fetch.sh ARCH CACHE [SERIES]   (ARCH: x86_64, arm64 or powerpc)
 # SERIES: "default" (Debian 12's current kernel, linux-image-<flavour>) or a
 # kernel series Debian 12 carries a meta package for, such as 6.12
-# (linux-image-6.12-<flavour>, from bookworm-security).
+# (linux-image-6.12-<flavour>, from bookworm-security); or "busybox" for
+# busybox-static alone (a kernel built from source needs nothing else).
 # Prints nothing on success but progress; the caller reads CACHE/root.
 # KMP_EMU_KERNEL_PKG names a kernel image package instead of the series' current one.
 set -euo pipefail
@@ -17,7 +18,7 @@ powerpc) deb_arch=ppc64el flavour=powerpc64le qemu=qemu-system-ppc64 qemu_pkg=qe
 *) echo "emu/fetch.sh: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
 esac
 case "$series" in
-default) meta=linux-image-$flavour ;;
+default|busybox) meta=linux-image-$flavour ;;
 [0-9]*.[0-9]*) meta=linux-image-$series-$flavour ;;
 *) echo "emu/fetch.sh: kernel series '$series' is not 'default' or a version such as 6.12" >&2; exit 2 ;;
 esac
@@ -131,6 +132,18 @@ fetch_checked() {
 	fi
 }
 
+if [ "$series" = busybox ]; then
+	rm -rf "$cache"
+	mkdir -p "$cache/debs" "$cache/root"
+	echo "  FETCH   busybox-static:$deb_arch"
+	(cd "$cache/debs" && apt-get download -q "busybox-static:$deb_arch" > /dev/null 2>&1) ||
+		fail "busybox-static:$deb_arch" "apt-get download failed; check the network and apt sources"
+	dpkg-deb -x "$cache"/debs/*.deb "$cache/root"
+	rm -rf "$cache/debs"
+	touch "$cache/.complete"
+	exit 0
+fi
+
 # The meta package names the current kernel image package (apt-cache fails
 # for an unknown one: that is the error below, not set -e's).
 image=$(apt-cache depends "$meta:$deb_arch" 2>/dev/null |
@@ -158,8 +171,14 @@ fi
 for pkg in "${pkgs[@]}"; do
 	echo "  FETCH   $pkg"
 	# _apt cannot write into root-owned build directories; that warning is harmless.
-	(cd "$cache/debs" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
-		fail "$pkg" "apt-get download failed; check the network and apt sources"
+	(cd "$cache/debs" && apt-get download -q "$pkg" >/dev/null 2>&1) && continue
+	# Not in apt's index at all is not the network's fault: say so, with close names.
+	if ! apt-cache show "$pkg" > /dev/null 2>&1; then
+		close=$(apt-cache pkgnames linux-image- 2>/dev/null | python3 -c 'import difflib, sys
+print(" ".join(difflib.get_close_matches(sys.argv[1], sys.stdin.read().split(), 5, 0.8)))' "${pkg%:*}")
+		fail "$pkg" "no such package in apt's index${close:+; close names: $close}"
+	fi
+	fail "$pkg" "apt-get download failed; check the network and apt sources"
 done
 for d in "$cache"/debs/*.deb; do
 	dpkg-deb -x "$d" "$cache/root"

@@ -52,10 +52,14 @@ elif [ $# -gt 0 ]; then
 	die "${1#--} given, but this is a package or a built tree, with no source to patch or configure (give linux-source-X.Y or a source tree)"
 fi
 
-# busybox-static comes with Debian's default kernel (make check-ARCH's cache).
+# busybox-static: make check-ARCH's cache has it beside Debian's default
+# kernel; otherwise it is fetched alone.
 busybox_from_base() {
 	local base=$src/build/$arch/emu
-	"$src/scripts/emu/fetch.sh" "$arch" "$base" default >&2
+	[ -x "$base/root/bin/busybox" ] || {
+		base=$src/build/$arch/busybox
+		"$src/scripts/emu/fetch.sh" "$arch" "$base" busybox >&2
+	}
 	mkdir -p "$1/root/bin"
 	cp "$base/root/bin/busybox" "$1/root/bin/busybox"
 }
