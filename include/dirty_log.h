@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The memslot dirty bitmap: KVM_GET_DIRTY_LOG, KVM_CLEAR_DIRTY_LOG and bitmap helpers. */
+/* The memslot dirty bitmap: KVM_GET_DIRTY_LOG and KVM_CLEAR_DIRTY_LOG. */
 #ifndef KMP_DIRTY_LOG_H
 #define KMP_DIRTY_LOG_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "bitmap.h"	/* the bitmaps these fill and read */
 
 struct kvm_vm;
 
@@ -18,19 +20,6 @@ struct kvm_vm;
  * kernels.  The "pages" of the functions below are these.
  */
 uint64_t dirty_log_page_size(void);
-
-/* A zeroed bitmap of `pages` bits, in 64-bit words as KVM uses them. */
-uint64_t *bitmap_alloc(uint64_t pages);
-static inline bool bitmap_test(const uint64_t *map, uint64_t bit)
-{
-	return map[bit / 64] >> (bit % 64) & 1;
-}
-static inline void bitmap_set(uint64_t *map, uint64_t bit)
-{
-	map[bit / 64] |= 1ULL << (bit % 64);
-}
-uint64_t bitmap_weight(const uint64_t *map, uint64_t pages);
-void bitmap_zero(uint64_t *map, uint64_t pages);
 
 /* KVM_GET_DIRTY_LOG of one memslot into bitmap (one bit per dirty-log page). */
 void vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, uint64_t *bitmap);

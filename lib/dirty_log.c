@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KVM_GET_DIRTY_LOG / KVM_CLEAR_DIRTY_LOG on memslots, and the bitmaps they fill. */
+/* KVM_GET_DIRTY_LOG / KVM_CLEAR_DIRTY_LOG on memslots. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,30 +10,6 @@
 uint64_t dirty_log_page_size(void)
 {
 	return getpagesize();
-}
-
-uint64_t *bitmap_alloc(uint64_t pages)
-{
-	uint64_t *map = calloc(DIV_ROUND_UP(pages, 64), sizeof(uint64_t));
-
-	TEST_ASSERT(map, "out of memory for a %lu-page bitmap", (unsigned long)pages);
-	return map;
-}
-
-uint64_t bitmap_weight(const uint64_t *map, uint64_t pages)
-{
-	uint64_t n = 0, words = pages / 64;
-
-	for (uint64_t i = 0; i < words; i++)
-		n += __builtin_popcountll(map[i]);
-	if (pages % 64)
-		n += __builtin_popcountll(map[words] & ((1ULL << (pages % 64)) - 1));
-	return n;
-}
-
-void bitmap_zero(uint64_t *map, uint64_t pages)
-{
-	memset(map, 0, DIV_ROUND_UP(pages, 64) * sizeof(uint64_t));
 }
 
 void vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, uint64_t *bitmap)
