@@ -16,6 +16,8 @@
 # Config text is data: sections are parsed line by line and arguments are
 # split on whitespace into an array; nothing from a config is evaluated.
 set -u -o pipefail
+# Kernel builds (scripts/emu/kernel-build.sh) count their time from here too.
+export KMP_BUILD_START=${KMP_BUILD_START:-$(date +%s)}
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CONFIGS=${KMP_CONFIGS:-$HERE/configs}
@@ -621,6 +623,15 @@ emu_boot() {
 	return $rc
 }
 
+# An emulated host's results folder renamed by this machine's clock (the
+# guest's clock starts in 1970 or 2026-01-01); prints the new path.
+host_dated() {
+	local d=$1 new
+	[ -d "$d" ] || return 1
+	new=$(dirname "$d")/$(date +%Y%m%d-%H%M%S)-$(basename "$d" | cut -d- -f3-)
+	mv -- "$d" "$new" && echo "$new"
+}
+
 # The selection's time limit on the emulated host: every run's, and a boot's.
 emu_timeout() {
 	local n t=900
@@ -758,8 +769,8 @@ cmd_ab() {
 		emu_boot "ab: side $side" "$side" "${kernels[n]}" "${caches[n]}" "$OUT/$side" \
 			"$(emu_timeout)" "${passthru[@]}" || rc=1
 	done
-	a=$(results_folder "$OUT/A") || exit 1
-	b=$(results_folder "$OUT/B") || exit 1
+	a=$(host_dated "$(results_folder "$OUT/A")") || exit 1
+	b=$(host_dated "$(results_folder "$OUT/B")") || exit 1
 	"$HERE/scripts/emu/ab-mmu-check.sh" "$EMU_MMU" "$a" A "${kernels[0]}" || rc=1
 	"$HERE/scripts/emu/ab-mmu-check.sh" "$EMU_MMU" "$b" B "${kernels[1]}" || rc=1
 	echo "=== compare A ($a) -> B ($b)"

@@ -20,9 +20,13 @@ cp "$ksft"/kselftest/* "$base/kselftest/"
 cp "$settings" "$bindir/settings"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# The runner names each test by its folder ("selftests: FOLDER: TEST"): the
+# collection's name, as make run_tests' install tree has it, not "bin".
+coll=$base/kvm-mmu-perf
+[ "$bindir" -ef "$coll" ] || ln -sfn "$(basename "$bindir")" "$coll" || exit 1
 (
 	export BASE_DIR="$base"
-	cd "$bindir" || exit 1
+	cd "$coll" || exit 1
 	# shellcheck disable=SC1091
 	. "$base/kselftest/runner.sh"
 	run_many "$@"

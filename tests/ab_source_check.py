@@ -178,7 +178,7 @@ def pair(tmp, results):
         problems.append("records: first %r, again %r" % ([sorted(x) for x in first],
                                                          [sorted(x) for x in again]))
     # Each kernel found built (B's also when its patches are checked first), none configured.
-    cached = set(re.findall(r"kernel-build: \[  0s\] cached: (\S+)", out))
+    cached = set(re.findall(r"kernel-build: \[this build   0s, in all +\d+s\] cached: (\S+)", out))
     if "building bzImage" in out or "configuring:" in out or len(cached) != 2:
         problems.append("a kernel was built again (builds found cached: %r)" % sorted(cached))
     worst = [0.0]

@@ -130,7 +130,7 @@ if [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; then
 	log=$work/no-uffd.log
 	hide_devs userfaultfd "$log" KMP_REQUIRE_KVM=1 -- unit_tests
 	rc=$?
-	if [ $rc = 0 ] && grep -q '^ok 1 selftests: bin: unit_tests' "$log"; then
+	if [ $rc = 0 ] && grep -q '^ok 1 selftests: kvm-mmu-perf: unit_tests' "$log"; then
 		result 0 "root, /dev/userfaultfd hidden, /dev/kvm there: unit_tests pass under KMP_REQUIRE_KVM=1"
 	else
 		result 1 "root, /dev/userfaultfd hidden, /dev/kvm there: unit_tests pass under KMP_REQUIRE_KVM=1" \

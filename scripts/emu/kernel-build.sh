@@ -36,8 +36,16 @@ arm64) karch=arm64 target=Image image=arch/arm64/boot/Image cross=aarch64-linux-
 powerpc) karch=powerpc target=vmlinux image=vmlinux cross=powerpc64le-linux-gnu- ;;
 *) die "a kernel for an emulated $arch host cannot be built (x86_64, arm64 or powerpc)" ;;
 esac
+# Progress lines say how long this build has run, and how long the whole
+# command has (KMP_BUILD_START: run.sh's start, in epoch seconds, so that a
+# pair's second build goes on counting from the first's).
 start=$SECONDS
-phase() { printf 'kernel-build: [%3ds] %s\n' $((SECONDS - start)) "$*" >&2; }
+t0=${KMP_BUILD_START:-$(date +%s)}
+[[ $t0 =~ ^[0-9]+$ ]] || t0=$(date +%s)
+phase() {
+	printf 'kernel-build: [this build %3ds, in all %3ds] %s\n' $((SECONDS - start)) \
+		$(($(date +%s) - t0)) "$*" >&2
+}
 
 # The source: a package is unpacked once into the cache; a tree is checked.
 case $source in
