@@ -646,7 +646,7 @@ emu_post_lines() {
 	what=$([ -n "$EMU_ICOUNT" ] && echo "QEMU icount: code path length, not bare-metal time" ||
 		echo "QEMU in real time: not bare-metal time")
 	for log in "$1"/*.log; do
-		[ -f "$log" ] && [ "$(basename "$log")" != console.log ] || continue
+		if [ ! -f "$log" ] || [ "$(basename "$log")" = console.log ]; then continue; fi
 		echo "--- $(basename "$log" .log) on the emulated host ($what):"
 		grep -v -e '^#' -e '^TAP version' -e '^1\.\.' -e '^ok ' -e '^not ok ' -e '^$' "$log"
 	done
