@@ -271,6 +271,8 @@ install: all
 	$(Q)cp $(SRC)/run.sh $(INSTALL_PATH)/
 	$(Q)cp $(SRC)/configs/*.cfg $(INSTALL_PATH)/configs/
 	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(INSTALL_PATH)/scripts/
+	$(Q)rm -rf $(INSTALL_PATH)/scripts/kmp && cp -r $(SRC)/scripts/kmp $(INSTALL_PATH)/scripts/
+	$(Q)find $(INSTALL_PATH)/scripts/kmp -name __pycache__ -prune -exec rm -rf {} +
 	$(Q)cp $(SRC)/docs/results-schema.json $(SRC)/docs/results-schema.v1.json $(INSTALL_PATH)/docs/
 	@# Every test binary is listed, so run_kselftest.sh -t picks any of them.
 	$(Q)for t in $(notdir $(RUN_TESTS_BINS) $(UNIT_BIN) $(SMOKE_BINS)); do \

@@ -34,7 +34,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-import kmp_stats  # noqa: E402
+sys.dont_write_bytecode = True
+from kmp import stats as kmp_stats  # noqa: E402
 
 MIB = 1 << 20
 OVERHEAD_BUDGET = 0.01              # harness share of a timed phase

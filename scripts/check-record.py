@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree or an install
-import kmp_json  # noqa: E402
+from kmp import strict_json as kmp_json  # noqa: E402
 
 DEFAULT_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                               "..", "docs", "results-schema.json")

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/kmp_stats.py, with KTAP output.
+"""Tests of scripts/kmp/stats.py, with KTAP output.
 
 Each method is checked against a second computation written here: every
 split of the pooled values enumerated (the rank test's p, the U null
@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 from kmp_testlib import SRC, ktap_report  # noqa: E402
 sys.path.insert(0, os.path.join(SRC, "scripts"))
 sys.dont_write_bytecode = True
-import kmp_stats  # noqa: E402
+from kmp import stats as kmp_stats  # noqa: E402
 
 
 def enumerated_p(a, b):

@@ -60,8 +60,11 @@ def run_case(work, case):
     out.append("--- exit %d" % res.returncode)
     if args[0] == "sweep-table":
         for name in SWEEP_FILES:
-            with open(os.path.join(work, args[1], name)) as f:
-                out += ["--- " + name] + f.read().splitlines()
+            try:
+                with open(os.path.join(work, args[1], name)) as f:
+                    out += ["--- " + name] + f.read().splitlines()
+            except OSError as e:
+                out.append("--- %s: %s" % (name, e.strerror))
     return out
 
 

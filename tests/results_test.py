@@ -11,7 +11,6 @@ inputs must give exit 2, a message naming the file, and no table.
 
 Exit status: 0 when every test passed, 1 otherwise.
 """
-import importlib.util
 import itertools
 import json
 import math
@@ -198,7 +197,7 @@ def overlap(a, b):
 
 def rank_sum_p(a, b):
     """Two-sided exact rank-sum p by enumerating every split (midranks for ties):
-    written here apart from scripts/kmp_stats.py, which counts them by a recurrence."""
+    written here apart from scripts/kmp/stats.py, which counts them by a recurrence."""
     pooled = sorted(a + b)
     rank = {v: sum(i + 1 for i, w in enumerate(pooled) if w == v) / pooled.count(v)
             for v in pooled}
@@ -818,11 +817,9 @@ def test_summary_interrupted(tmp, b):
 
 def test_chunk_format():
     """The seed-000 chunk column, like lib/report.c size_format() plus a B."""
-    sys.dont_write_bytecode = True          # no scripts/__pycache__ left behind
-    sys.path.insert(0, os.path.dirname(KMP))  # its own import, kmp_json
-    spec = importlib.util.spec_from_file_location("kmp_results", KMP)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    sys.dont_write_bytecode = True          # no scripts/kmp/__pycache__ left behind
+    sys.path.insert(0, os.path.dirname(KMP))
+    from kmp import fmt as mod
     cases = {0: "whole slot", 192 * GiB: "192GB", GiB: "1GB", 3 * GiB // 2: "1.5GB",
              5 * GiB // 4: "1.25GB", 64 << 20: "64MB", 256 << 10: "256KB",
              GiB + (256 << 10): "1048832KB", 1 << 40: "1TB"}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""compare's verdict on each figure: the statistics of kmp_stats as rows.
+"""compare's verdict on each figure: the statistics of kmp/stats.py as rows.
 
 One Judge per compare.  Every compare line asks it for a row (judge()); the
 row's note goes at the end of the line, and the rows are the --json output
@@ -9,7 +9,8 @@ the ratios per unit.
 """
 import math
 
-import kmp_stats
+from . import stats
+from .figures import rel_change
 
 CONF = 0.95
 NOTE_1RUN = "(1 run: noise unknown)"
@@ -17,9 +18,9 @@ NOTE_1RUN = "(1 run: noise unknown)"
 
 def side(samples, kind):
     """One side of a row: its sample, median and exact median interval."""
-    ci = kmp_stats.median_ci(samples, CONF) if samples else None
+    ci = stats.median_ci(samples, CONF) if samples else None
     return {"n": len(samples), "sample_of": kind,
-            "median": kmp_stats.median(samples) if samples else None,
+            "median": stats.median(samples) if samples else None,
             "min": min(samples) if samples else None, "max": max(samples) if samples else None,
             "median_ci": [ci.lo, ci.hi] if ci else None,
             "median_ci_coverage": ci.coverage if ci else None}
@@ -52,16 +53,16 @@ class Judge:
         if len(set(a)) == 1 and len(set(b)) == 1:
             row["verdict"] = "exact"            # no spread on either side to test against
             return row
-        test = kmp_stats.rank_sum_test(a, b)
+        test = stats.rank_sum_test(a, b)
         row["p"], row["method"] = test.p, test.method
-        shift = kmp_stats.shift_ci(a, b, CONF)
+        shift = stats.shift_ci(a, b, CONF)
         if shift and ma:
             row["change_ci_pct"] = [pct(shift.lo, ma), pct(shift.hi, ma)]
             row["change_ci_coverage"] = shift.coverage
             row["resolvable_pct"] = pct((shift.hi - shift.lo) / 2, ma)
-        if kmp_stats.min_p(len(a), len(b)) > self.alpha:
+        if stats.min_p(len(a), len(b)) > self.alpha:
             row["verdict"] = "too few runs"
-            row["least_n"] = kmp_stats.least_n(self.alpha)
+            row["least_n"] = stats.least_n(self.alpha)
         else:
             row["verdict"] = "change" if test.p <= self.alpha else "~"
         return row
@@ -101,7 +102,7 @@ class Judge:
     def finish(self):
         """Holm over every tested figure; fills holm_significant."""
         tested = self.tested()
-        keep = kmp_stats.holm([r["p"] for r in tested], self.alpha)
+        keep = stats.holm([r["p"] for r in tested], self.alpha)
         for r, k in zip(tested, keep):
             r["holm_significant"] = k
 
@@ -115,7 +116,7 @@ class Judge:
             by_unit.setdefault(r["unit"], []).append(mb / ma if ma else math.inf)
         out = {}
         for unit, ratios in sorted(by_unit.items()):
-            g, left = kmp_stats.geomean(ratios)
+            g, left = stats.geomean(ratios)
             out[unit] = (g, len(ratios) - left, left)
         return out
 
@@ -155,3 +156,55 @@ class Judge:
                 "geomeans": [{"unit": u, "geomean": g, "figures": used, "left_out": left}
                              for u, (g, used, left) in self.geomeans().items()],
                 "rows": self.rows}
+
+
+JUDGE = Judge(0.05)    # compare's, set from --alpha
+
+
+def verdict(b, n, label):
+    """compare's verdict row for BASE b and NEW n (Judge)."""
+    sec, fig, unit = b.where or n.where or ("", label, None)
+    return JUDGE.judge(sec, fig, unit, b.samples, n.samples, b.kind)
+
+
+def pct_cell(b, n, row=None):
+    """The seed-000 cell: the percentage change, integer, '56%' / '-81%';
+    ' ~' after it where the row says the change is not significant."""
+    if not b.n or not n.n or b.med == 0:
+        return "n/a"
+    cell = "%.0f%%" % (100 * rel_change(b, n))
+    cell = "0%" if cell == "-0%" else cell
+    return cell + (" ~" if row and row["verdict"] not in ("change", "exact") else "")
+
+
+def range_text(s, fmt):
+    one = s.kind[:-1]
+    if s.n == 1:
+        return "1 " + one
+    ci = stats.median_ci(s.samples, CONF)
+    return "%s..%s (%d %s, spread %.1f%%, %s)" % (
+        fmt(s.lo), fmt(s.hi), s.n, s.kind, 100 * s.spread(),
+        "median %.1f%% CI %s..%s" % (100 * ci.coverage, fmt(ci.lo), fmt(ci.hi)) if ci else
+        "the range: an exact %g%% median CI needs 6 %s" % (100 * CONF, s.kind))
+
+
+def compare_line(label, b, n, fmt, how="pct", rfmt=None, row=None):
+    """'  label: B -> N (+x.x% | xR); base lo..hi (...), new lo..hi (...) note'.
+
+    fmt formats the medians, rfmt (default fmt) the ranges; row is the
+    verdict when the caller already has it (a table cell judged it)."""
+    rfmt = rfmt or fmt
+    if not b.n or not n.n:
+        return "  %s: %s -> %s" % (label, fmt(b.med) if b.n else "n/a",
+                                   fmt(n.med) if n.n else "n/a")
+    rel = rel_change(b, n)
+    if math.isinf(rel):
+        change = "n/a"
+    elif how == "ratio":
+        change = "x%.2f" % (1 + rel)
+    else:
+        change = "%+.1f%%" % (100 * rel)
+    line = "  %s: %s -> %s (%s); base %s, new %s" % (
+        label, fmt(b.med), fmt(n.med), change, range_text(b, rfmt), range_text(n, rfmt))
+    note = JUDGE.note(row or verdict(b, n, label))
+    return line + (" " + note if note else "")
