@@ -269,7 +269,7 @@ install: all
 	@# run.sh works from INSTALL_PATH too: it finds kvm-mmu-perf/, configs/, scripts/.
 	$(Q)mkdir -p $(INSTALL_PATH)/configs $(INSTALL_PATH)/scripts $(INSTALL_PATH)/docs
 	$(Q)cp $(SRC)/run.sh $(INSTALL_PATH)/
-	$(Q)cp $(SRC)/configs/*.cfg $(INSTALL_PATH)/configs/
+	$(Q)cp $(SRC)/configs/*.cfg $(SRC)/configs/emu-hosts $(INSTALL_PATH)/configs/
 	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(INSTALL_PATH)/scripts/
 	$(Q)rm -rf $(INSTALL_PATH)/scripts/kmp && cp -r $(SRC)/scripts/kmp $(INSTALL_PATH)/scripts/
 	$(Q)find $(INSTALL_PATH)/scripts/kmp -name __pycache__ -prune -exec rm -rf {} +

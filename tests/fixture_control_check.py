@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import SRC, run_steps  # noqa: E402
 
 # SEED: the arch (default x86_64), the fixture, the control, config
-# fragments, KVM or kernel parameters (x86 default: nested paging on), the
+# fragments, the KVM MMU (configs/emu-hosts; default the arch's first), more
+# kernel parameters, the
 # host's memory (default boot.sh's), the list run, the console lines that must be there (the
 # control caught; a regex, or a regex and how many times at least) and what
 # they mean.
@@ -32,7 +33,6 @@ CONTROLS = {
         "fixture": "seed-000-base.patch",
         "control": "seed-000-without-the-retry.patch",
         "configs": [],
-        "params": "",
         "mem": "4G",
         "list": ["smoke_shared_wp_retry"],
         "caught": [r"^# not ok \d+ global\.every_lost_race_is_retried$",
@@ -75,7 +75,7 @@ CONTROLS = {
         "fixture": "seed-004-no-batch-zap.patch",
         "control": "seed-004-batch-of-one.patch",
         "configs": ["preempt.config"],
-        "params": "kvm_amd.npt=1 kvm.tdp_mmu=0",
+        "mmu": "legacy-npt",
         "list": ["KMP_ZAP_BATCH=0 smoke_zap_latency"],
         "caught": [r"^# not ok \d+ zl\.small_run_zaps_pages_and_cleans_up$",
                    r"the ioctl task zapped 1 page\(s\) before its first lock-break offer; "
@@ -108,7 +108,7 @@ def control(seed):
         with open(listing, "w") as f:
             f.write("\n".join(c["list"]) + "\n")
         env = dict(os.environ, KMP_EMU_NAME="%s/%s" % (arch, name), KMP_EMU_KERNEL="6.12",
-                   KMP_EMU_MODPARAMS=c.get("params", "kvm_amd.npt=1"),
+                   KMP_EMU_MMU=c.get("mmu", ""), KMP_EMU_MODPARAMS=c.get("params", ""),
                    KMP_EMU_MEM=c.get("mem", ""),
                    KMP_EMU_CACHE=build.stdout.strip(),
                    KMP_EMU_CHECK_NAME=name)

@@ -627,6 +627,39 @@ def test_zap_tdp_mmu(tmp):
           not any("MMU pages zapped" in l for l in out), "\n".join(out))
 
 
+def test_asked_mmu(tmp):
+    """A folder run on an emulated host says which MMU it asked for (host.txt's
+    emulated_mmu, configs/emu-hosts); records of another MMU are refused."""
+    sides = []
+    for side, mmu in (("mmu-a", "legacy tdp"), ("mmu-b", "tdp_mmu")):
+        d = os.path.join(tmp, side)
+        for r in (1, 2):
+            rec = zl_record(ZW_BASE, 30000000, 5)
+            rec["host"] = dict(HOST, mmu=mmu)
+            write(d, "zap-all", r, rec)
+        with open(os.path.join(d, "host.txt"), "w") as f:
+            f.write("boot_id: %s\nemulated_mmu: x86_64 legacy-npt\n" % side)
+        sides.append(d)
+    res = run("compare", *sides)
+    want = ("kmp_results.py: NEW %s: its records ran KVM's tdp_mmu MMU, but the folder asked "
+            "for --mmu legacy-npt (legacy tdp): its figures are not the configuration asked "
+            "for" % sides[1])
+    check("compare: a folder whose records ran another MMU than the one it asked for is "
+          "refused (exit 2, one line naming both); the other side passes the check",
+          res.returncode == 2 and res.stderr.splitlines() == [want] and not res.stdout,
+          "rc %d\n%s%s" % (res.returncode, res.stdout, res.stderr))
+    good, bad = (run("summary", d) for d in sides)
+    check("summary: exit 0 on the folder of the MMU asked for, 2 (bad data) on the other",
+          good.returncode == 0 and bad.returncode == 2 and "its records ran KVM's tdp_mmu MMU"
+          in bad.stdout, "rc %d/%d\n%s" % (good.returncode, bad.returncode, bad.stdout))
+    with open(os.path.join(sides[0], "host.txt"), "w") as f:
+        f.write("emulated_mmu: x86_64 ept\n")
+    res = run("summary", sides[0])
+    check("summary: an emulated_mmu that configs/emu-hosts does not have is bad data",
+          res.returncode == 2 and "MMU ept, which configs/emu-hosts does not have" in res.stdout,
+          res.stdout)
+
+
 def test_emulated_host(tmp, a, b):
     """Timings of different kinds (bare metal, emulated in real time, emulated
     under icount) are never compared; nor emulated hosts of different vCPU
@@ -872,6 +905,7 @@ def main():
         test_schema_versions(tmp, a, b)
         test_dlp_short_loop(tmp, a, b)
         test_zap_tdp_mmu(tmp)
+        test_asked_mmu(tmp)
         test_sweeps(tmp)
         test_summary(a, b)
         test_summary_interrupted(tmp, b)

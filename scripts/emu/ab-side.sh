@@ -9,7 +9,7 @@
 # boot.sh does not show).
 # Usage: scripts/emu/ab-side.sh ARCH CACHE SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
 # CACHE is what scripts/emu/kernel.sh made of SPEC (named in messages).
-# Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MODPARAMS, KMP_EMU_MACHINE,
+# Env: KMP_EMU_SMP, KMP_EMU_ICOUNT, KMP_EMU_MMU, KMP_EMU_MODPARAMS,
 # KMP_EMU_NAME, KMP_EMU_SYSROOT (boot.sh).
 # Exit: 0 when every run passed or skipped, 1 otherwise (a failed run, a
 # kernel that did not boot or has no KVM: boot.sh names it).

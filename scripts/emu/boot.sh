@@ -7,11 +7,12 @@
 # Env: KMP_EMU_KERNEL (kernel series: "default", Debian 12's current kernel,
 # or e.g. 6.12), KMP_EMU_CACHE (default build/ARCH/emu, or build/ARCH/emu-SERIES),
 # KMP_EMU_SYSROOT (target libraries of a cross build, default build/ARCH/sysroot),
-# KMP_EMU_LOG (console copy), KMP_EMU_MACHINE (powerpc: powernv8, powernv9 or
-# powernv10; default powernv8), KMP_EMU_SMP (vCPUs of the emulated host,
+# KMP_EMU_LOG (console copy), KMP_EMU_MMU (the host's KVM MMU, a line of
+# configs/emu-hosts: QEMU's machine and CPU and KVM's parameters; default the
+# arch's first), KMP_EMU_SMP (vCPUs of the emulated host,
 # default 2), KMP_EMU_MEM (its memory, default 2G; 6G on x86_64),
-# KMP_EMU_MODPARAMS (KVM module parameters in the kernel command line's
-# syntax, e.g. "kvm_amd.npt=0 kvm.tdp_mmu=0"), KMP_EMU_NAME (a label for the
+# KMP_EMU_MODPARAMS (more parameters, after the MMU's, in the kernel command
+# line's syntax, e.g. "kvm_hv.tlbie_lock=1"), KMP_EMU_NAME (a label for the
 # host in messages), KMP_EMU_ACCEL (x86_64: QEMU's -accel, default
 # tcg,thread=single; "tcg" is multi-threaded TCG, which is not stable, see
 # docs/arches.md), KMP_EMU_ICOUNT (QEMU's -icount, e.g. "shift=5,sleep=off":
@@ -24,7 +25,9 @@ series=${KMP_EMU_KERNEL:-default}
 cache=${KMP_EMU_CACHE:-$src/build/$arch/emu$([ "$series" = default ] || echo "-$series")}
 sysroot=${KMP_EMU_SYSROOT:-$src/build/$arch/sysroot}
 smp=${KMP_EMU_SMP:-2}
-modparams=${KMP_EMU_MODPARAMS:-}
+mmu=$("$src/scripts/emu/mmu.sh" "$arch" "${KMP_EMU_MMU:-}" 2>&1) || { echo "emu/boot.sh: $mmu" >&2; exit 2; }
+eval "$mmu"
+modparams=$EMU_PARAMS${KMP_EMU_MODPARAMS:+${EMU_PARAMS:+ }$KMP_EMU_MODPARAMS}
 name=${KMP_EMU_NAME:-$arch}
 
 case "$arch" in
@@ -143,9 +146,9 @@ for p in ${kmods:+$modparams}; do
 done
 
 case "$arch" in
-x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} -cpu max ($origin${modparams:+, $modparams})" ;;
-arm64) emulated="QEMU TCG: qemu-system-aarch64 -M virt,virtualization=on -cpu max,pauth=off${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} ($origin)" ;;
-powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M ${KMP_EMU_MACHINE:-powernv8}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} ($origin)" ;;
+x86_64) emulated="QEMU TCG: qemu-system-x86_64 -accel ${KMP_EMU_ACCEL:-tcg,thread=single}${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} -cpu $EMU_CPU ($origin${modparams:+, $modparams})" ;;
+arm64) emulated="QEMU TCG: qemu-system-aarch64 -M $EMU_MACHINE -cpu $EMU_CPU${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} ($origin)" ;;
+powerpc) emulated="QEMU TCG: qemu-system-ppc64 -M $EMU_MACHINE${KMP_EMU_ICOUNT:+ -icount $KMP_EMU_ICOUNT} ($origin)" ;;
 esac
 cat > "$ird/init" <<INIT
 #!/bin/busybox sh
@@ -165,7 +168,7 @@ if [ ! -c /dev/kvm ]; then
 	poweroff -f
 fi
 export PATH=/kmp:/bin LD_LIBRARY_PATH=/lib/kmp HOME=/tmp TMPDIR=/tmp
-export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated"
+export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated" KMP_EMULATED_MMU="$arch $EMU_MMU"
 cd /kmp
 sh /kmp-script
 echo "KMP-EMU-EXIT \$?"
@@ -184,16 +187,15 @@ x86_64)
 	# host's kernel at static-key patch sites (docs/arches.md).  Two 1G
 	# hugetlb pages are reserved at boot: after a few tests, a runtime
 	# request for a gigantic page can fail on fragmentation (there is no CMA).
-	qemu=(qemu-system-x86_64 -accel "${KMP_EMU_ACCEL:-tcg,thread=single}" -cpu max
+	qemu=(qemu-system-x86_64 -accel "${KMP_EMU_ACCEL:-tcg,thread=single}" -cpu "$EMU_CPU"
 	      -kernel "$root/boot/vmlinuz-$kver"
 	      -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 log_buf_len=4M hugepagesz=1G hugepages=2${cmdline_params:+ $cmdline_params}") ;;
 arm64)
-	qemu=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu "max,pauth=off"
+	qemu=(qemu-system-aarch64 -M "$EMU_MACHINE" -cpu "$EMU_CPU"
 	      -kernel "$root/boot/vmlinuz-$kver"
 	      -append "console=ttyAMA0 rdinit=/init panic=-1 quiet loglevel=3 log_buf_len=4M${cmdline_params:+ $cmdline_params}") ;;
 powerpc)
-	machine=${KMP_EMU_MACHINE:-powernv8}
-	qemu=(qemu-system-ppc64 -M "$machine" -cpu "power${machine#powernv}"
+	qemu=(qemu-system-ppc64 -M "$EMU_MACHINE" -cpu "$EMU_CPU"
 	      -kernel "$root/boot/vmlinux-$kver"
 	      -append "console=hvc0 rdinit=/init panic=-1 quiet loglevel=3 log_buf_len=4M${cmdline_params:+ $cmdline_params}") ;;
 esac

@@ -3,14 +3,15 @@
 # host of a hosts file (configs/emu-<name>.hosts), every host even after a
 # failure, then say which hosts failed.
 # Usage: scripts/emu/check-hosts.sh ARCH BIN_DIR HOSTS [TIMEOUT_SECONDS]
-# HOSTS lines: NAME KERNEL MACHINE LIST [MODULE.PARAM=VALUE ...]; KERNEL is
+# HOSTS lines: NAME KERNEL MMU LIST [PARAMETERS ...]; KERNEL is
 # "default" or a series (fetch.sh), or linux-source-X.Y+P1.patch+F.config...
 # (that source built by kernel.sh, cached, with patches/P1.patch ... and the
-# config fragments configs/kernel/F.config ...), MACHINE "-"
-# for the arch's default, then ",mem=SIZE" for other than boot.sh's memory,
-# LIST a file beside HOSTS.  The parameters go on the kernel command line
-# where KVM is built in (arm64, source-built kernels), so any kernel
-# parameter can be given there (hugepagesz=1G hugepages=2).  KMP_EMU_HOSTS="NAME ..."
+# config fragments configs/kernel/F.config ...), MMU a line of
+# configs/emu-hosts for ARCH ("-": the arch's default), then ",mem=SIZE" for
+# other than boot.sh's memory, LIST a file beside HOSTS.  PARAMETERS come
+# after the MMU's own; they go on the kernel command line where KVM is built
+# in (arm64, source-built kernels), so any kernel parameter can be given
+# there (hugepagesz=1G hugepages=2).  KMP_EMU_HOSTS="NAME ..."
 # runs only those hosts.
 set -euo pipefail
 arch=$1 bindir=$2 hosts=$3 timeout_s=${4:-1800}
@@ -19,21 +20,23 @@ only=${KMP_EMU_HOSTS:-}
 
 failed=() ran=0
 listdir=$(dirname "$hosts")
-while read -r name kernel machine list params <&3; do
+while read -r name kernel mmu list params <&3; do
 	case "$name" in ''|'#'*) continue ;; esac
 	if [ -z "$list" ]; then
-		echo "emu/check-hosts.sh: $hosts: host '$name' needs NAME KERNEL MACHINE LIST" >&2
+		echo "emu/check-hosts.sh: $hosts: host '$name' needs NAME KERNEL MMU LIST" >&2
 		exit 2
 	fi
 	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || continue
 	mem=
-	case $machine in
-	*,mem=*) mem=${machine#*,mem=} machine=${machine%%,*} ;;
-	*,*) echo "emu/check-hosts.sh: $hosts: host '$name': MACHINE '$machine' is not MACHINE[,mem=SIZE]" >&2
+	case $mmu in
+	*,mem=*) mem=${mmu#*,mem=} mmu=${mmu%%,*} ;;
+	*,*) echo "emu/check-hosts.sh: $hosts: host '$name': MMU '$mmu' is not MMU[,mem=SIZE]" >&2
 		exit 2 ;;
 	esac
+	[ "$mmu" != - ] || mmu=
+	"$src/scripts/emu/mmu.sh" "$arch" "$mmu" > /dev/null || exit 2
 	ran=$((ran + 1))
-	echo "=== emulated $arch host '$name': kernel $kernel${params:+, $params}"
+	echo "=== emulated $arch host '$name': kernel $kernel, ${mmu:-default} MMU${params:+, $params}"
 	rm -f "$bindir/emu-check-$name.out"
 	start=$SECONDS
 	series=$kernel cache=
@@ -58,7 +61,7 @@ while read -r name kernel machine list params <&3; do
 	fi
 	if KMP_EMU_NAME="$arch/$name" KMP_EMU_KERNEL=$series KMP_EMU_MODPARAMS=$params \
 	   KMP_EMU_CACHE=$cache KMP_EMU_MEM=$mem \
-	   KMP_EMU_MACHINE=$([ "$machine" = - ] || echo "$machine") KMP_EMU_CHECK_NAME=$name \
+	   KMP_EMU_MMU=$mmu KMP_EMU_CHECK_NAME=$name \
 	   "$src/scripts/emu/check.sh" "$arch" "$bindir" "$listdir/$list" "$timeout_s" </dev/null 2>&1 |
 	   tee "$bindir/emu-check-$name.out"; then
 		echo "=== '$name' passed in $((SECONDS - start)) s"

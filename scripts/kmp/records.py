@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from . import strict_json, tools
+from . import emu_hosts, strict_json, tools
 from .fmt import one_line
 from .schema import BadData, BadNumber, check_record, parse_float, parse_int
 
@@ -58,7 +58,7 @@ class Section:
 
 def load_set(folder):
     """All records of a result folder: ({name: Section}, [error lines])."""
-    sections, errors = {}, []
+    sections, errors, mmus = {}, [], set()
     try:
         names = sorted(os.listdir(folder))
     except OSError as e:
@@ -72,6 +72,7 @@ def load_set(folder):
         repeat = int(m["repeat"])
         try:
             rec = load_record(path)
+            mmus.add(str(rec["host"].get("mmu")))
             sec.schemas.add(rec["schema_version"])
             if sec.tool is None:
                 sec.tool = rec["tool"]
@@ -91,6 +92,11 @@ def load_set(folder):
         except BadData as e:
             sec.bad = True
             errors.append("%s: %s" % (path, e))
+    mmu_error = asked_mmu_error(folder, mmus)
+    if mmu_error:
+        errors.append(mmu_error)
+        for sec in sections.values():
+            sec.bad = True
     verdicts = ktap_verdicts(folder)
     for fname in names:         # a log without a record: summary.ktap has its verdict
         m = LOG_NAME.match(fname)
@@ -142,17 +148,39 @@ def param_diff(a, b):
     return out
 
 
-def boot_id(folder):
-    """host.txt's boot_id line (run.sh writes it), or None."""
+def host_txt(folder, key):
+    """The value of host.txt's 'key: value' line (run.sh writes it), or None."""
     try:
         with open(os.path.join(folder, "host.txt"), errors="replace") as f:
             for line in f:
-                if line.startswith("boot_id: "):
-                    value = line.split(": ", 1)[1].strip()
-                    return value if value != "unknown" else None
+                if line.startswith(key + ": "):
+                    return line.split(": ", 1)[1].strip()
     except OSError:
         pass
     return None
+
+
+def boot_id(folder):
+    """host.txt's boot_id, or None."""
+    value = host_txt(folder, "boot_id")
+    return value if value != "unknown" else None
+
+
+def asked_mmu_error(folder, mmus):
+    """Why the records of a folder run on an emulated host (host.txt's
+    emulated_mmu: ARCH MMU) are not of the MMU it asked for, or None."""
+    asked = (host_txt(folder, "emulated_mmu") or "").split()
+    if len(asked) != 2:
+        return None
+    want = emu_hosts.record_mmu(*asked)
+    if want is None:
+        return "%s: host.txt asked for the emulated %s host's MMU %s, which configs/emu-hosts " \
+               "does not have" % (folder, asked[0], asked[1])
+    ran = sorted(mmus - {want})
+    if not ran:
+        return None
+    return "%s: its records ran KVM's %s MMU, but the folder asked for --mmu %s (%s): its " \
+           "figures are not the configuration asked for" % (folder, ", ".join(ran), asked[1], want)
 
 
 def load_boots(folders):

@@ -56,4 +56,4 @@ def cmd_summary(args):
         ", %d interrupted" % total["interrupted"] if total["interrupted"] else "",
         ", %d bad record(s)" % len(errors) if errors else ""))
     print("\n".join(out))
-    return 0
+    return 2 if errors else 0     # bad data, as compare's
