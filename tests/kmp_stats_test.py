@@ -134,6 +134,35 @@ def test_shift_ci(results):
     results.append(("shift_ci: 3+3 runs have no 95% interval", [] if none is None else [repr(none)]))
 
 
+def test_shift_interval(results):
+    """The interval that inverts the rank test: it holds 0 exactly when p > alpha,
+    over tied samples (few distinct values) at three levels, and it is the
+    Hodges-Lehmann interval where nothing ties."""
+    rng = random.Random(7)
+    bad = []
+    for _ in range(2000):
+        a = [rng.choice([1, 2, 3, 4, 5]) for _ in range(rng.randint(3, 8))]
+        b = [rng.choice([2, 3, 4, 5, 6, 7]) for _ in range(rng.randint(3, 8))]
+        alpha = rng.choice([0.05, 0.1, 0.2])
+        p = kmp_stats.rank_sum_test(a, b).p
+        iv = kmp_stats.shift_interval(a, b, alpha)
+        if (p <= alpha) == kmp_stats.interval_holds(iv, 0):
+            bad.append("%r %r alpha %g: p %.4f, interval %r" % (a, b, alpha, p, iv))
+    results.append(("shift_interval: holds 0 exactly when p > alpha, ties included "
+                    "(2000 tied samples)", bad[:5]))
+    bad = []
+    for a, b in (([1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16]),
+                 ([10, 12, 15, 11, 9, 14, 13], [12.5, 16, 18, 13.5, 17])):
+        iv, ci = kmp_stats.shift_interval(a, b, 0.05), kmp_stats.shift_ci(a, b, 0.95)
+        if (iv.lo, iv.hi) != (ci.lo, ci.hi):
+            bad.append("%r %r: %r, Hodges-Lehmann %r" % (a, b, iv, ci))
+    none = kmp_stats.shift_interval([1, 2, 3], [4, 5, 6], 0.05)
+    if (none.lo, none.hi) != (None, None):
+        bad.append("3+3 at 0.05: %r, want unbounded" % (none,))
+    results.append(("shift_interval: the Hodges-Lehmann interval without ties; unbounded "
+                    "where the test cannot reject", bad))
+
+
 def test_holm_geomean(results):
     got = kmp_stats.holm([0.01, 0.04, 0.03, 0.005], 0.05)
     # sorted: 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop
@@ -236,7 +265,8 @@ def test_sign_test(results):
 
 def main():
     results = []
-    for t in (test_rank_sum, test_least_n, test_median_ci, test_shift_ci, test_holm_geomean,
+    for t in (test_rank_sum, test_least_n, test_median_ci, test_shift_ci, test_shift_interval,
+              test_holm_geomean,
               test_student_t, test_spread, test_sign_test):
         t(results)
     return ktap_report(results)

@@ -24,6 +24,7 @@ interval and a simulated power, both with a fixed seed:
 import math
 import random
 from collections import namedtuple
+from fractions import Fraction
 
 MedianCI = namedtuple("MedianCI", "lo hi coverage")
 TestResult = namedtuple("TestResult", "p statistic method")
@@ -187,6 +188,75 @@ def shift_ci(a, b, conf=0.95):
         return None
     k = c + 1                      # the interval is [d_(k), d_(mn+1-k)], 1-based
     return ShiftCI(median(d), d[k - 1], d[m * n - k], 1 - 2 * tail / total)
+
+
+ShiftInterval = namedtuple("ShiftInterval", "lo hi lo_open hi_open")
+
+
+def shift_interval(a, b, alpha):
+    """The shifts d of b - a that rank_sum_test(a, b - d) does not reject at
+    alpha: the interval that inverts the test, so that it holds 0 exactly
+    when the test's p is above alpha, ties included.  Computed in exact
+    fractions (a shift that makes a tie must make it exactly), at the
+    pairwise differences and between them, where the test's p can change;
+    the region is found from the Hodges-Lehmann estimate outwards.
+    ShiftInterval(lo, hi, lo_open, hi_open); an end is None when no shift
+    on that side is rejected (too few runs for alpha)."""
+    fa, fb = [Fraction(x) for x in a], [Fraction(y) for y in b]
+    diffs = sorted({y - x for x in fa for y in fb})
+    # Candidates: each difference and each midpoint; odd indices are midpoints.
+    cand = []
+    for i, d in enumerate(diffs):
+        if i:
+            cand.append((diffs[i - 1] + d) / 2)
+        cand.append(d)
+
+    def accepted(d):
+        return rank_sum_test(fa, [y - d for y in fb]).p > alpha
+
+    mid = len(cand) // 2
+    while mid % 2:          # start from a difference near the middle
+        mid -= 1
+    if not accepted(cand[mid]):
+        # No shift near the estimate is accepted (a two-point set): take the
+        # accepted candidate closest to it, if any.
+        near = sorted(range(len(cand)), key=lambda i: abs(i - mid))
+        mid = next((i for i in near if accepted(cand[i])), None)
+        if mid is None:
+            return ShiftInterval(diffs[0], diffs[-1], False, False)
+    below = diffs[0] - 1
+    above = diffs[-1] + 1
+    lo = None if accepted(below) else _edge(cand, accepted, mid, -1)
+    hi = None if accepted(above) else _edge(cand, accepted, mid, 1)
+    # An accepted midpoint at the edge: the region is open at the difference beyond it.
+    lo_open = lo is not None and lo % 2 == 1
+    hi_open = hi is not None and hi % 2 == 1
+    lo_v = None if lo is None else float(cand[lo - 1] if lo_open else cand[lo])
+    hi_v = None if hi is None else float(cand[hi + 1] if hi_open else cand[hi])
+    return ShiftInterval(lo_v, hi_v, lo_open, hi_open)
+
+
+def _edge(cand, accepted, start, step):
+    """The last accepted candidate from start going by step (binary search:
+    the accepted shifts form one interval)."""
+    good = start
+    bad = -1 if step < 0 else len(cand)
+    while abs(bad - good) > 1:
+        probe = (good + bad) // 2
+        if accepted(cand[probe]):
+            good = probe
+        else:
+            bad = probe
+    return good
+
+
+def interval_holds(iv, x):
+    """Whether x is inside a ShiftInterval, its open ends excluded."""
+    if iv.lo is not None and (x < iv.lo or (iv.lo_open and x == iv.lo)):
+        return False
+    if iv.hi is not None and (x > iv.hi or (iv.hi_open and x == iv.hi)):
+        return False
+    return True
 
 
 def _normal_quantile(q):
