@@ -488,16 +488,24 @@ cmd_compare() {
 	opts=()
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--alpha) [ $# -ge 2 ] || die "compare: --alpha needs a value (above 0, below 1)"
+		--alpha|--same-within) [ $# -ge 2 ] || die "compare: $1 needs a value"
 			opts+=("$1" "$2"); shift 2 ;;
-		--json) opts+=("$1"); shift ;;
-		-*) die "compare: unknown option '$1' (--alpha A, --json)" ;;
+		--json|--verbose) opts+=("$1"); shift ;;
+		-*) die "compare: unknown option '$1' (--alpha A, --same-within PCT, --json, --verbose)" ;;
 		vs) dirs+=(vs); shift ;;
-		*) d=$(results_folder "$1") || exit 2
-			dirs+=("$d"); shift ;;
+		*) if [ -d "$1/A" ] && [ -d "$1/B" ] && [ ! -e "$1/summary.ktap" ]; then
+			# A run.sh ab folder: its A against its B.
+			dirs+=("$(results_folder "$1/A")" "$(results_folder "$1/B")") || exit 2
+			# Said on stderr under --json, whose stdout is one JSON document.
+			echo "# compare: $1 is a run.sh ab folder: BASE is its A (${dirs[-2]}), NEW its B (${dirs[-1]})" >&"$([[ " ${opts[*]} " == *" --json "* ]] && echo 2 || echo 1)"
+		   else
+			d=$(results_folder "$1") || exit 2
+			dirs+=("$d")
+		   fi
+		   shift ;;
 		esac
 	done
-	[ ${#dirs[@]} -ge 2 ] || die "usage: run.sh compare [--alpha A] [--json] BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ..."
+	[ ${#dirs[@]} -ge 2 ] || die "usage: run.sh compare [--alpha A] [--same-within PCT] [--json] [--verbose] BASE NEW, BASE1 BASE2 ... vs NEW1 NEW2 ..., or an ab folder"
 	exec "$PY" "$RESULTS_PY" compare "${opts[@]}" "${dirs[@]}"
 }
 
@@ -701,7 +709,10 @@ cmd_emulated() {
 cmd_ab() {
 	local -a kernels=() sel=() passthru=() patches=() patches_a=() configs=() build_a=() build_b=()
 	local n side rc=0 a b
-	REPEAT=1
+	# 4 runs a side: the fewest at which compare's exact rank test can reach
+	# p <= 0.05 (2/C(8,4) = 0.029; 3 a side can give no less than 0.1), so
+	# that a noisy figure can get a verdict (docs/results.md).
+	REPEAT=4
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--kernel) need_value --kernel "$@"; kernels+=("$2"); shift 2 ;;

@@ -6,7 +6,8 @@ A result set is a folder written by run.sh: host.txt, summary.ktap, and for
 each config section NAME and repeat R (from 1) NAME.R.log and NAME.R.json,
 the benchmark's JSON record (docs/results.md).
 
-  kmp_results.py compare [--counts-only] [--alpha A] [--json] BASE NEW
+  kmp_results.py compare [--counts-only] [--alpha A] [--same-within PCT] [--json]
+                         [--verbose] BASE NEW
   kmp_results.py compare [...] BASE1 BASE2 ... vs NEW1 NEW2 ...
       The mailing-list tables of each tool for BASE (before) and NEW (after):
       medians over repeats, their range, and each change's statistics
@@ -54,6 +55,11 @@ def main():
                    help="significance level of each test (default 0.05)")
     p.add_argument("--json", action="store_true",
                    help="every compared figure's statistics as JSON, instead of the tables")
+    p.add_argument("--same-within", type=float, default=2.0, metavar="PCT",
+                   help="the equivalence margin: 'same' when the change's whole interval is "
+                        "inside +-PCT%% (default 2)")
+    p.add_argument("--verbose", action="store_true",
+                   help="every figure's long line too (ranges, median intervals, the verdict)")
     p.add_argument("folders", metavar="FOLDER", nargs="+",
                    help="BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ... (one folder per boot)")
     p = sub.add_parser("sweep-table", help="a sweep's table, CSV and plot")

@@ -37,6 +37,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import RUN_SH, SRC, ktap_report  # noqa: E402
+RESULTS_PY = os.path.join(SRC, "scripts", "kmp_results.py")
 
 TIME_UNITS = ("ns", "us", "\u00b5s", "ms", "s")
 TOLERANCE = 0.01
@@ -63,6 +64,13 @@ def kernel(arch="x86_64"):
     deps = [l.split()[-1].split(":")[0] for l in out.splitlines()
             if "Depends: linux-image-%s" % (series + "." if series else "") in l]
     return deps[0] if deps else meta
+
+
+def results_dir(top, side):
+    """The one result folder of a side of an ab folder."""
+    found = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(top, side, "*",
+                                                                         "summary.ktap")))
+    return found[0] if found else os.path.join(top, side)
 
 
 def records(side):
@@ -210,7 +218,8 @@ def other_arch(tmp, arch, counts_only):
     k = kernel(arch)
     res = os.path.join(tmp, "results-" + arch)
     r = subprocess.run([RUN_SH, "ab", "--arch", arch, "--kernel", k, "--kernel", k,
-                        "-g", "ab-repeat", "--results", res], capture_output=True, text=True)
+                        "-g", "ab-repeat", "--repeat", "1", "--results", res],
+                       capture_output=True, text=True)
     out = r.stdout + r.stderr
     tops = glob.glob(os.path.join(res, "*"))
     what = "run.sh ab --arch %s (%s twice) -g ab-repeat" % (arch, k)
@@ -261,8 +270,9 @@ def main():
     before = set(glob.glob(made[0]) + glob.glob(made[1]))
     spec = build_tree(tmp, kernel_cache(k))
     res = os.path.join(tmp, "results")
+    # Two runs a side: compare's verdicts on one kernel against itself (A/A).
     r = subprocess.run([RUN_SH, "ab", "--kernel", spec, "--kernel", spec, "-g", "ab-repeat",
-                        "--results", res], capture_output=True, text=True)
+                        "--repeat", "2", "--results", res], capture_output=True, text=True)
     out = r.stdout + r.stderr
     results = []
     tops = glob.glob(os.path.join(res, "*"))
@@ -276,7 +286,7 @@ def main():
         print("# output of run.sh ab kept in %s" % tmp)
         return rc
     ra, rb = records(os.path.join(top, "A")), records(os.path.join(top, "B"))
-    want = {"ab-repeat-dlp.1.json", "ab-repeat-zap.1.json"}
+    want = {"ab-repeat-%s.%d.json" % (t, n) for t in ("dlp", "zap") for n in (1, 2)}
     problems = []
     for label, recs in (("A", ra), ("B", rb)):
         if set(recs) != want:
@@ -312,6 +322,19 @@ def main():
                     if pa.get(ph, {}).get(st) != pb.get(ph, {}).get(st)]
             problems.append("%s: KVM stat deltas differ: %s" % (name, ", ".join(diff[:8])))
     results.append(("KVM stat deltas of every phase equal", problems))
+
+    verdicts = subprocess.run([RESULTS_PY, "compare", "--json", results_dir(top, "A"),
+                               results_dir(top, "B")], capture_output=True, text=True)
+    try:
+        rows = json.loads(verdicts.stdout)["rows"]
+    except ValueError:
+        rows = None
+    problems = ["compare --json exit %d: %s" % (verdicts.returncode, verdicts.stderr[-300:])] \
+        if rows is None else ["%s %s: %s" % (r["section"], r["figure"], r["verdict"])
+                              for r in rows if r["verdict"] in ("better", "worse")]
+    results.append(("A/A: compare finds no figure better or worse between one kernel's two "
+                    "boots (%d figures)" % len(rows or []), problems + ([] if rows else
+                                                                     ["no verdict row"])))
 
     said = "# the figures are instruction-paced (QEMU -icount)" in r.stdout
     results.append(("compare says the figures are instruction-paced",

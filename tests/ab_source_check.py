@@ -35,7 +35,7 @@ from ab_repeat_check import compare_figures, records  # noqa: E402
 PATCH = os.path.join(SRC, "patches", "seed-004-no-batch-zap.patch")
 CACHE = os.path.join(SRC, "build", "x86_64", "emu-ab")
 AB = ["--kernel", "linux-source-6.12", "--patch", PATCH, "--mmu", "legacy-npt",
-      "-t", "ab-repeat-zap", "--smp", "1"]
+      "-t", "ab-repeat-zap", "--smp", "1", "--repeat", "1"]
 
 
 def ab(args, res):
@@ -128,7 +128,7 @@ def bad_builds(tmp, results):
 def warn_control(tmp, results):
     control = os.path.join(SRC, "tests", "controls", "warn-once-set-memory-region.patch")
     r, out = ab(["--kernel", "linux-source-6.12", "--patch", control, "--mmu", "legacy-npt",
-                 "-t", "ab-repeat-zap", "--smp", "1"], os.path.join(tmp, "control"))
+                 "-t", "ab-repeat-zap", "--smp", "1", "--repeat", "1"], os.path.join(tmp, "control"))
     lines = out.splitlines()
     said = [i for i, l in enumerate(lines) if l.startswith("ab: side B (linux-source-6.12): "
                                                           "the kernel reported trouble")]

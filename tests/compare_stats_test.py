@@ -12,6 +12,7 @@ Exit status: 0 when every test passed, 1 otherwise.
 import importlib.util
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,8 @@ rt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rt)      # the record builders, and the enumerated rank test
 
 KMP = os.path.join(SRC, "scripts", "kmp_results.py")
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+from kmp.verdicts import Judge  # noqa: E402
 
 
 def result_set(folder, rates, boot="boot-a"):
@@ -42,8 +45,10 @@ def result_set(folder, rates, boot="boot-a"):
     return folder
 
 
-def compare(*args):
-    res = subprocess.run([KMP, "compare"] + list(args), capture_output=True, text=True)
+def compare(*args, verbose=True):
+    """compare, by default --verbose: every figure's long line."""
+    res = subprocess.run([KMP, "compare"] + (["--verbose"] if verbose else []) + list(args),
+                         capture_output=True, text=True)
     return res, res.stdout.splitlines()
 
 
@@ -65,42 +70,60 @@ def test_verdicts(tmp, results):
     res, out = case(tmp, "change", BASE6, new)
     l = throughput_line(out)
     p = rt.rank_sum_p(BASE6, new)
-    results.append(("a 10% change on 6 runs a side: significant, p = 2/C(12,6), the change's "
-                    "interval, each median's exact interval",
-                    [] if res.returncode == 0 and " ~ " not in l and "p=%.3f)" % p in l and
-                    "p=0.002)" in l and "(Hodges-Lehmann)" not in l and
-                    "% CI, Hodges-Lehmann)" in l and l.count("median 96.9% CI") == 2
-                    else [res.stderr, l]))
-    shuffled = [13500, 13420, 13600, 13380, 13530, 13470]  # the same spread, no shift
-    res, out = case(tmp, "same", BASE6, shuffled)
+    results.append(("a 10% higher throughput on 6 runs a side: better, p = 2/C(12,6) with two "
+                    "digits, n, the change's 95% interval, Holm's p, each median's interval",
+                    [] if res.returncode == 0 and "(better: " in l and " at 95%, p=" in l and
+                    "p=%.2g, n=6+6, Holm p=%.2g" % (p, p) in l and "p=0.0022" in l and
+                    l.count("median 96.9% CI") == 2 else [res.stderr, l]))
+    lower = [x * 0.9 for x in BASE6]
+    res, out = case(tmp, "worse", BASE6, lower)
     l = throughput_line(out)
-    p = rt.rank_sum_p(BASE6, shuffled)
-    results.append(("no change on 6 runs a side: ~ with its p, and the smallest change the "
-                    "runs resolve",
-                    [] if res.returncode == 0 and " ~ (" in l and p > 0.05 and
-                    "p=%.3f > 0.05" % p in l and "resolve changes beyond about +-" in l
-                    else [res.stderr, l, "p %r" % p]))
+    results.append(("a 10% lower throughput: worse (throughput's direction: higher is better)",
+                    [] if "(worse: " in l else [l]))
+    tight = [13500 + d for d in (-6, -3, -1, 0, 1, 3, 6, -4, 4, 2)]
+    res, out = case(tmp, "same", tight, [x + 10 for x in tight])
+    l = throughput_line(out)
+    results.append(("10 runs a side 0.07% apart, spread 0.1%: same (the whole interval inside "
+                    "+-2%), though significant, with its p",
+                    [] if res.returncode == 0 and "(same: " in l and ", p<0.001, n=10+10" in l else [l]))
+    res, out = compare("--same-within", "0.01", os.path.join(tmp, "same", "A"),
+                       os.path.join(tmp, "same", "B"))
+    l = throughput_line(out)
+    results.append(("--same-within 0.01: the same runs' significant +0.07% is outside the "
+                    "margin: better", [] if "(better: " in l else [l]))
+    res, out = case(tmp, "open", BASE6, [13800, 13100, 13650, 13300, 13900, 13200])
+    l = throughput_line(out)
+    results.append(("6 runs a side, no clear shift, wide spread: unknown, with about how many "
+                    "runs a side would settle it",
+                    [] if "(unknown: " in l and "runs a side would settle it at this spread" in l
+                    else [l]))
     res, out = case(tmp, "few", [13400, 13500, 13450], [15400, 15500, 15450])
     l = throughput_line(out)
-    results.append(("3 runs a side, fully separated: ~, p=0.100 can never reach 0.05, 4 a side "
-                    "can; below 6 runs the range is printed, and says so",
-                    [] if " ~ (p=0.100: 3 and 3 runs can never reach p<=0.05; 4 a side can)" in l
-                    and "the range: an exact 95% median CI needs 6 runs" in l else [l]))
-    res, out = case(tmp, "exact", [13400] * 3, [13500] * 3)
+    results.append(("3 runs a side, fully separated: unknown, p=0.1 can never reach 0.05, 4 a "
+                    "side can; below 6 runs the range is printed, and says so",
+                    [] if "(unknown: p=0.1, n=3+3, Holm p=0.1; 3+3 runs can never reach "
+                    "p<=0.05, 4 a side can)" in l and
+                    "the range: an exact 95% median CI needs more runs" in l else [l]))
+    res, out = case(tmp, "exact", [13400] * 3, [15400] * 3)
     l = throughput_line(out)
-    results.append(("constant on both sides: the exact difference, and why no p-value",
-                    [] if "(x1.01)" in l and "(exact: every run gave the same value" in l
-                    and "p=" not in l else [l]))
+    results.append(("constant on both sides (icount): exact, the difference is the verdict "
+                    "(better), no p", [] if "(x1.15)" in l and "(better: exact, 3+3 runs, "
+                    "spread 0 on each side" in l and "p=" not in l else [l]))
+    res, out = case(tmp, "exact-same", [13400] * 3, [13500] * 3)
+    l = throughput_line(out)
+    results.append(("constant on both sides, 0.7% apart: same (exact, inside +-2%)",
+                    [] if "(same: exact, 3+3 runs" in l else [l]))
     res, out = case(tmp, "one", [13400], [13500, 13600])
     l = throughput_line(out)
-    results.append(("1 run on a side: (1 run: noise unknown), no test",
-                    [] if l.endswith("(1 run: noise unknown)") and "p=" not in l else [l]))
+    results.append(("1 run on a side: unknown, noise unknown, no test, how many runs can tell",
+                    [] if l.endswith("(unknown: 1 run, noise unknown; 4 runs a side can tell)")
+                    and "p=" not in l else [l]))
     res, out = compare("--alpha", "0.2", os.path.join(tmp, "few", "A"),
                        os.path.join(tmp, "few", "B"))
     l = throughput_line(out)
-    results.append(("--alpha 0.2: 3 runs a side can reach it, and the separated change is "
-                    "significant", [] if res.returncode == 0 and " ~ " not in l and
-                    "p=0.100)" in l else [res.stderr, l]))
+    results.append(("--alpha 0.2: 3 runs a side can reach it; the separated change is better, "
+                    "its interval at 80%", [] if res.returncode == 0 and "(better: " in l and
+                    "at 80%, p=0.1, n=3+3" in l else [res.stderr, l]))
 
 
 def test_summary_json(tmp, results):
@@ -114,30 +137,40 @@ def test_summary_json(tmp, results):
     rows = {r["figure"]: r for r in data["rows"] if r["section"] == "tlbie"}
     t = rows.get("throughput", {})
     problems = []
-    if not (t.get("verdict") == "change" and abs(t["p"] - rt.rank_sum_p(
+    if not (t.get("verdict") == "better" and abs(t["p"] - rt.rank_sum_p(
             BASE6, [x * 1.1 for x in BASE6])) < 1e-12 and t["base"]["n"] == 6 and
             t["base"]["sample_of"] == "runs" and len(t["change_ci_pct"]) == 2 and
-            t["change_ci_pct"][0] < 10 < t["change_ci_pct"][1] + 1e-9):
+            t["change_ci_pct"][0] < 10 < t["change_ci_pct"][1] + 1e-9 and
+            t["direction"] == "higher" and t["confidence"] == 0.95):
         problems.append("throughput row %r" % t)
-    tested = [r for r in data["rows"] if r["p"] is not None and r["verdict"] != "too few runs"]
+    tested = [r for r in data["rows"] if r["p"] is not None and r["block"] == "A->B"]
     if data["tested"] != len(tested) or abs(data["expected_by_chance"] -
                                             0.05 * len(tested)) > 1e-12:
         problems.append("tested %r, expected %r" % (data["tested"], data["expected_by_chance"]))
-    if not all(r["holm_significant"] is not None for r in tested):
-        problems.append("a tested row without Holm's verdict")
-    geo = {g["unit"]: g for g in data["geomeans"]}
-    if abs(geo.get("forks/s", {}).get("geomean", 0) - 1.1) > 1e-9:
+    if not all(r["holm_significant"] is not None and r["holm_p"] >= r["p"] for r in tested):
+        problems.append("a tested row without Holm's adjusted p")
+    geo = {g["direction"]: g for g in data["geomeans"]}
+    if abs(geo.get("higher", {}).get("geomean", 0) - 1.1) > 1e-9:
         problems.append("geomeans %r" % data["geomeans"])
-    results.append(("--json: every compared figure as a row (p, verdict, intervals), tests "
-                    "counted, expected by chance, Holm, geomean per unit", problems))
-    res, out = compare(a, b)
-    summ = [l for l in out if l.startswith("# %d figure(s) tested: " % len(tested))]
-    results.append(("text: the summary says how many figures were tested and how many would "
-                    "come out significant by chance",
-                    [] if len(summ) == 1 and "about %.1f expected by chance" % (
-                        0.05 * len(tested)) in summ[0] and
-                    any(l.startswith("# geomean of NEW/BASE medians, forks/s: x1.100") for l in out)
-                    else out[-6:]))
+    results.append(("--json: every compared figure as a row (p, verdict, direction, intervals), "
+                    "tests counted, expected by chance, Holm, geomean per direction", problems))
+    res, out = compare(a, b, verbose=False)
+    text = "\n".join(out).replace("\n#   ", " ")
+    results.append(("text: the summary counts the verdicts and the tests, and the geomean of "
+                    "the figures where higher is better counts its verdicts",
+                    [] if "# A -> B: %d figure(s): 1 better" % len(data["rows"]) in text and
+                    "%d tested" % len(tested) in text and "about %.1f expected by chance" % (
+                        0.05 * len(tested)) in text and
+                    "# Geomean of NEW/BASE medians, higher is better: x1.100 over 1 figure(s) "
+                    "(1 better, 0 worse, 0 same, 0 unknown)." in text
+                    else out[-8:]))
+    table = [l for l in out if l.startswith("  throughput (forks/s)")]
+    results.append(("the compact table: one aligned line for throughput, at most 100 columns, "
+                    "with n and the verdict",
+                    [] if len(table) == 1 and table[0].endswith("n=6+6  better") and
+                    all(len(l) <= 100 for l in out[out.index(next(
+                        l for l in out if l.startswith("verdicts, BASE -> NEW"))):])
+                    else out[-12:]))
 
 
 def test_boots(tmp, results):
@@ -174,8 +207,10 @@ def test_self_and_scaled(tmp, results):
     res, out = compare("--json", a, a)
     rows = json.loads(res.stdout)["rows"] if res.returncode == 0 else []
     varying = [r for r in rows if r["base"]["min"] != r["base"]["max"]]
-    results.append(("a 5-run folder against itself: ~ with p = 1 on every figure that varies",
-                    [] if varying and all(r["verdict"] == "~" and r["p"] == 1 for r in varying)
+    results.append(("a 5-run folder against itself: never better or worse; p = 1 on every "
+                    "figure that varies",
+                    [] if varying and all(r["verdict"] in ("same", "unknown") and r["p"] == 1
+                                          for r in varying)
                     else [res.stderr] + ["%s %s %s" % (r["figure"], r["verdict"], r["p"])
                                          for r in rows]))
     factor = 1.5                # above the throughputs' own max/min (1.065)
@@ -190,10 +225,10 @@ def test_self_and_scaled(tmp, results):
             json.dump(rec, f)
     res, out = compare("--json", a, b)
     rows = json.loads(res.stdout)["rows"] if res.returncode == 0 else []
-    sig = [r for r in rows if r["verdict"] == "change"]
+    sig = [r for r in rows if r["verdict"] in ("better", "worse", "higher", "lower")]
     t = sig[0] if sig else {}
-    results.append(("one figure scaled x1.5 in every run: that figure alone is a significant "
-                    "change, p <= 0.01 (2/252), and its interval holds +50%",
+    results.append(("one figure scaled x1.5 in every run: that figure alone is significant "
+                    "(better), p <= 0.01 (2/252), and its interval holds +50%",
                     [] if len(sig) == 1 and t["figure"] == "throughput" and
                     abs(t["p"] - 2 / 252) < 1e-12 and
                     t["change_ci_pct"][0] <= 100 * (factor - 1) <= t["change_ci_pct"][1] and
@@ -240,10 +275,67 @@ def test_bad_alpha(tmp, results):
     results.append(("--alpha outside (0, 1): exit 2, the option named, no table", problems))
 
 
+def judge(a, b, alpha=0.05, unit="s"):
+    return Judge(alpha).judge("sim", "t", unit, a, b)
+
+
+def test_runs_estimate(tmp, results):
+    """An unknown verdict's 'about N runs a side would settle it', checked by
+    simulation: from a 5-run pilot, N fresh runs a side settle it (better,
+    worse or same) in most draws, and N/3 runs in fewer."""
+    rng = random.Random(3)
+    problems = []
+    for shift, sd in ((0.03, 0.02), (0.0, 0.01)):
+        tried = settled = fewer = 0
+        for _ in range(60):
+            a = [rng.gauss(1, sd) for _ in range(5)]
+            b = [rng.gauss(1 + shift, sd) for _ in range(5)]
+            k = judge(a, b)["runs_to_settle"]
+            if judge(a, b)["verdict"] != "unknown" or not k or k > 60:
+                continue
+            tried += 1
+            for n, count in ((k, "settled"), (max(4, k // 3), "fewer")):
+                a = [rng.gauss(1, sd) for _ in range(n)]
+                b = [rng.gauss(1 + shift, sd) for _ in range(n)]
+                hit = judge(a, b)["verdict"] != "unknown"
+                settled += hit and count == "settled"
+                fewer += hit and count == "fewer"
+        if tried < 20 or settled < 0.7 * tried or fewer >= settled:
+            problems.append("shift %g sd %g: %d pilots, settled %d at N, %d at N/3"
+                            % (shift, sd, tried, settled, fewer))
+    results.append(("runs to settle: at the estimated N a side, 70% or more of fresh draws "
+                    "settle (simulated, normal values, shift 3% sd 2%, and no shift sd 1%); at "
+                    "N/3, fewer", problems))
+
+
+def test_false_positives(tmp, results):
+    """A/A: both sides drawn alike (normal, rounded so that values tie, and
+    constant as under icount) are never better or worse in more than alpha of
+    the cases, at 0.05 and 0.2."""
+    rng = random.Random(5)
+    problems = []
+    for alpha in (0.05, 0.2):
+        moved = total = 0
+        for i in range(1500):
+            n, m = rng.randint(3, 10), rng.randint(3, 10)
+            kind = i % 3
+            draw = [lambda: rng.gauss(100, 5), lambda: round(rng.gauss(100, 2)),
+                    lambda: 100.0][kind]
+            a, b = [draw() for _ in range(n)], [draw() for _ in range(m)]
+            moved += judge(a, b, alpha)["verdict"] in ("better", "worse")
+            total += 1
+        # alpha, plus three binomial standard deviations of slack
+        if moved > total * alpha + 3 * (total * alpha * (1 - alpha)) ** 0.5:
+            problems.append("alpha %g: %d of %d better or worse" % (alpha, moved, total))
+    results.append(("A/A: identical sides (normal, tied, constant; 3 to 10 runs) are better "
+                    "or worse in at most alpha of 1500 cases, at alpha 0.05 and 0.2", problems))
+
+
 def main():
     return run_steps("kmp-compare-stats-", (test_verdicts, test_summary_json, test_boots,
                                              test_self_and_scaled, test_bad_sets,
-                                             test_bad_alpha))
+                                             test_bad_alpha, test_runs_estimate,
+                                             test_false_positives))
 
 
 if __name__ == "__main__":

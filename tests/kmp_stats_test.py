@@ -235,6 +235,16 @@ def test_spread(results):
     flat = kmp_stats.spread_ratio_ci([(1.0, 2.0)] * 5)
     results.append(("spread_ratio_ci: a bare side with no spread gives no ratio",
                     [] if flat == (None, None, None) else [repr(flat)]))
+    bad = []
+    for value in (0, -1.0, float("nan"), float("inf")):
+        try:
+            kmp_stats.spread_test([1.0, value, 2.0], [1.0, 2.0, 3.0])
+            bad.append("%r accepted" % value)
+        except ValueError as e:
+            if repr(value) not in str(e):
+                bad.append("%r: %s" % (value, e))
+    results.append(("spread_test: a value with no log (0, negative, NaN, infinite) is refused, "
+                    "named", bad))
 
 
 def test_sign_test(results):

@@ -209,13 +209,14 @@ def rank_sum_p(a, b):
 
 
 def marked(line):
-    """A compare line that says its change is not significant."""
-    return " ~ (" in line
+    """A compare line whose verdict is unknown (not significant, not shown the same)."""
+    return "(unknown:" in line
 
 
 def within_noise(a, b, alpha=0.05):
-    """Marked ~ by compare: p above alpha, or too few runs to ever reach it (not when
-    both sides are constant: then the difference is exact)."""
+    """Unknown to compare: p above alpha, or too few runs to ever reach it (not when
+    both sides are constant: then the difference is exact); none of these samples'
+    intervals fits inside compare's +-2%, so none is 'same'."""
     if len(set(a)) == 1 and len(set(b)) == 1:
         return False
     least = 2 / math.comb(len(a) + len(b), len(a))
@@ -333,7 +334,7 @@ def run(*args):
 # ------------------------------------------------------------ the tests
 
 def test_compare(a, b):
-    res = run("compare", a, b)
+    res = run("compare", "--verbose", a, b)
     out = res.stdout.splitlines()
     check("compare exits 0 on good sets", res.returncode == 0 and not res.stderr,
           res.stderr)
@@ -358,8 +359,8 @@ def test_compare(a, b):
     check("seed-000 table framed exactly as the seed", got == expect,
           "\n".join(["expected:"] + expect + ["got:"] + got))
     # The ~ in a cell is explained right under the table.
-    want_noise = "# ~: not significant at alpha 0.05 (exact rank test; the lines below give " \
-                 "p and the intervals)"
+    want_noise = "# ~: unknown; =: the same within +-2% (each figure's verdict: the table at " \
+                 "the end)"
     after = out[start + len(expect)] if start >= 0 and start + len(expect) < len(out) else ""
     check("seed-000: what ~ means on a # line under the table",
           after == want_noise, "want %r\n got %r" % (want_noise, after))
@@ -410,7 +411,7 @@ def test_compare(a, b):
           "Before optimization:" not in out[out.index(seed000_title):at], "")
     few = [l for l in out if l.startswith("  clear dirty log time: ")]
     check("dirty_log_perf: 3 runs a side say they can never reach p <= 0.05, and how many can",
-          few and all("3 and 3 runs can never reach p<=0.05; 4 a side can)" in l for l in few),
+          few and all("3+3 runs can never reach p<=0.05, 4 a side can)" in l for l in few),
           "\n".join(few))
 
     # Seed 002: both tables and the ratio lines.
@@ -477,8 +478,8 @@ def test_compare(a, b):
           prof == want, "want %r\n got %r" % (want, prof))
     k = next((i for i, l in enumerate(out) if l.startswith("tlbie-full (")), -2)
     full = out[k + 1]
-    check("tlbie_bench: a single repeat says (1 run: noise unknown)",
-          full.endswith("(1 run: noise unknown)") and not marked(full), full)
+    check("tlbie_bench: a single repeat says its noise is unknown, and how many runs can tell",
+          full.endswith("(unknown: 1 run, noise unknown; 4 runs a side can tell)"), full)
     check("tlbie_bench: a host without perf says so",
           out[k + 3].strip() == "unavailable: perf is not installed | unavailable: perf is "
           "not installed", repr(out[k + 3]))
@@ -619,7 +620,7 @@ def test_zap_tdp_mmu(tmp):
             rec["trace"]["lock_breaks_unavailable"] = "no kprobe_events here"
             write(d, "zap-tdp", r + 1, rec)
         sets.append(d)
-    out = run("compare", *sets).stdout.splitlines()
+    out = run("compare", "--verbose", *sets).stdout.splitlines()
     check("zap_latency on the TDP MMU: no lock-break count, the mappings dropped compared",
           "  base: lock-break: not observable (no kprobe_events here)" in out and
           "        kvm_mmu_zap_all_fast: %x." % ZW_BASE in out and

@@ -11,7 +11,7 @@ from .fmt import fail, fmt_num, fmt_value
 from .hosts import SIDE_TITLES, clock_kind, host_errors, host_line, host_notes, side_titles
 from .records import boot_id, incomplete_note, load_boots, param_diff
 from .schema import SCHEMA_CHANGES
-from .verdicts import JUDGE, compare_line
+from .verdicts import JUDGE, VERBOSE, compact_table, compare_line, emit
 
 
 def unit_errors(b, n):
@@ -58,7 +58,12 @@ def cmd_compare(args):
     if not 0 < args.alpha < 1:
         fail(["--alpha %g: a significance level is above 0 and below 1 (0.05 by default)"
               % args.alpha])
-    JUDGE.alpha = args.alpha
+    if not 0 < args.same_within < 100:
+        fail(["--same-within %g: the equivalence margin is a percentage above 0 and below 100 "
+              "(2 by default)" % args.same_within])
+    JUDGE.alpha, JUDGE.same_within = args.alpha, args.same_within
+    JUDGE.directions = tools.directions()
+    VERBOSE[0] = args.verbose
     base_dirs, new_dirs = split_sides(args.folders)
     args.base, args.new = " ".join(base_dirs), " ".join(new_dirs)
     base, base_err = load_boots(base_dirs)
@@ -99,21 +104,38 @@ def cmd_compare(args):
     if base and new and not set(base) & set(new):
         errors.append("BASE and NEW have no section in common (BASE: %s; NEW: %s): nothing "
                       "to compare" % (", ".join(sorted(base)), ", ".join(sorted(new))))
+    for label, dirs, side in (("BASE", base_dirs, base), ("NEW", new_dirs, new)):
+        if side and not any(sec.passed for sec in side.values()):
+            c = {}
+            for sec in side.values():
+                for k, v in sec.counts().items():
+                    c[k] = c.get(k, 0) + v
+            errors.append("%s %s: no run passed (%s): no figure to compare" % (
+                label, " ".join(dirs), ", ".join("%d %s" % (v, k) for k, v in sorted(c.items())
+                                                if v) or "no record"))
+        elif not side and not errors:
+            errors.append("%s %s: no result record in it: no figure to compare"
+                          % (label, " ".join(dirs)))
     hb, hn = host_line(base), host_line(new)
     errors += host_errors(hb, hn)
     if errors:
         fail(errors)        # nothing on stdout: no table from bad data
+    # A first pass, printed nowhere, judges every figure: each line can then
+    # carry its Holm-adjusted p, which needs them all.
+    with open(os.devnull, "w") as null:
+        stdout, sys.stdout = sys.stdout, null
+        try:
+            print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs)
+        finally:
+            sys.stdout = stdout
+    JUDGE.finish()
     if args.json:           # the rows are the data: the text goes nowhere
-        with open(os.devnull, "w") as null:
-            stdout, sys.stdout = sys.stdout, null
-            try:
-                print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs)
-            finally:
-                sys.stdout = stdout
         out = JUDGE.as_json()
         out.update({"base": base_dirs, "new": new_dirs, "notes": notes})
         print(json.dumps(out, indent=1))
         return 0
+    JUDGE.holm_from = [r["holm_p"] for r in JUDGE.rows]
+    JUDGE.rows = []
     print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs)
     return 0
 
@@ -170,9 +192,28 @@ def print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs):
         print()
         print_path_counts([p for tool in sorted(pairs) for p in pairs[tool]])
     if JUDGE.rows:
+        print_verdicts()
+
+
+def print_verdicts():
+    """Every judged figure in one compact table (A -> B, then within one
+    side), and the summary."""
+    pair, within = JUDGE.pair_rows(), JUDGE.within_rows()
+    print()
+    print("verdicts, BASE -> NEW: each side's median \u00b1half its range; the change, its "
+          "%g%% interval; p; runs" % (100 * (1 - JUDGE.alpha)))
+    print("(unknown: N runs: about N runs a side would settle it at this spread; exact: every "
+          "run the same)")
+    for line in compact_table(pair):
+        print(line)
+    if within:
         print()
-        for line in JUDGE.summary_lines():
+        print("within one side (on against off inside one boot), its own tests:")
+        for line in compact_table(within):
             print(line)
+    print()
+    for line in JUDGE.summary_lines():
+        print(line)
 
 
 def print_generic(pairs):
@@ -182,8 +223,8 @@ def print_generic(pairs):
         for name in names:
             unit = next(r["figures"][name]["unit"] for _, r in b.passed + n.passed
                         if name in r.get("figures", {}))
-            print(compare_line(name, fig_stat(b, name), fig_stat(n, name),
-                               lambda v, u=unit: fmt_value(v, u)))
+            emit(compare_line(name, fig_stat(b, name), fig_stat(n, name),
+                              lambda v, u=unit: fmt_value(v, u)))
 
 
 def print_path_counts(pairs):

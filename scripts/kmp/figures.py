@@ -11,7 +11,10 @@ class Stat:
     kind says what one sample is (a run, or one boot's median)."""
 
     def __init__(self, samples, where=None, kind="runs"):
-        self.samples = [s for s in samples if s is not None]
+        samples = list(samples)
+        # A null or non-finite value is no measurement: left out, and counted.
+        self.samples = [s for s in samples if s is not None and math.isfinite(s)]
+        self.dropped = len(samples) - len(self.samples)
         self.where, self.kind = where, kind
         self.n = len(self.samples)
         if self.n:

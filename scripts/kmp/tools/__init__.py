@@ -2,7 +2,8 @@
 """Each benchmark's own knowledge, one module per tool, named as its records'
 "tool": print_compare(pairs), its tables, placed at COMPARE_ORDER;
 SWEEP_SERIES for sweep-table; MAIN_FIGURES or summary_figures(sec) for
-summary; and, where it has them, check_record(rec) for the members it adds
+summary; and, where it has them, DIRECTIONS (which way is better, where the
+unit does not say), check_record(rec) for the members it adds
 to a record and print_within_side(base, new, alpha) for figures measured
 within one boot.  Adding a benchmark is adding its module here."""
 import importlib
@@ -22,6 +23,14 @@ def check_record(rec):
     mod = BY_TOOL.get(rec["tool"])
     if mod and hasattr(mod, "check_record"):
         mod.check_record(rec)
+
+
+def directions():
+    """{figure: "lower" or "higher"}: which way is better, where a tool says."""
+    out = {}
+    for mod in MODULES:
+        out.update(getattr(mod, "DIRECTIONS", {}))
+    return out
 
 
 def sweep_series(tool):

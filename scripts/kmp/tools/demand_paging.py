@@ -6,7 +6,7 @@ import statistics
 
 from ..figures import Stat, fig_value
 from ..schema import BadData, is_num
-from ..verdicts import JUDGE, compare_line
+from ..verdicts import JUDGE, VERBOSE, compare_line, emit
 
 COMPARE_ORDER = 1
 
@@ -58,9 +58,10 @@ def print_compare(pairs):
                 if None not in means and means[0]:
                     # The ratio cell compares the two columns: judged as any change is.
                     row = JUDGE.judge(names, "%d vCPUs w/ : w/o new cap (%s)" % (v, title),
-                                      "K pages/s", c[(v, False)].samples, c[(v, True)].samples)
-                    ratio = "x%.2f" % (means[1] / means[0]) + (
-                        " ~" if row["verdict"] not in ("change", "exact") else "")
+                                      "K pages/s", c[(v, False)].samples, c[(v, True)].samples,
+                                      block="within %s" % title)
+                    ratio = "x%.2f" % (means[1] / means[0]) + \
+                        {"unknown": " ~", "same": " ="}.get(row["verdict"], "")
                 print(" ".join([str(v)] + ["%.0f" % m if m is not None else "n/a" for m in means]
                                + [ratio]))
             if any(w for _, w in c):
@@ -71,18 +72,21 @@ def print_compare(pairs):
                 print("# %d vCPUs: median (range) %s" % (v, ", ".join(
                     "%s %.0f (%.0f..%.0f)" % (what, c[(v, w)].med, c[(v, w)].lo, c[(v, w)].hi)
                     for w, what in ((False, "w/o"), (True, "w/")) if (v, w) in c)))
-        print("# rates in thousands of pages/s: the table holds each cell's mean over every run "
-              "of every repeat; the medians and ranges are on the # lines; ~: the two columns "
-              "do not differ significantly (alpha %g)" % JUDGE.alpha)
-        print("BASE -> NEW:")
+        print("# rates in thousands of pages/s: each cell the mean over every run of every "
+              "repeat; medians and ranges on the # lines")
+        print("# w/ : w/o, the two columns within one side: ~ unknown, = the same within +-%g%% "
+              "(alpha %g; the within-one-side table at the end)" % (JUDGE.same_within,
+                                                                    JUDGE.alpha))
+        if VERBOSE[0]:
+            print("BASE -> NEW:")
         for v in counts:
             for w, what in ((False, "w/o new cap"), (True, "w/ new cap")):
                 b, n = cells[0].get((v, w)), cells[1].get((v, w))
                 if b or n:
                     b, n = b or Stat([]), n or Stat([])
                     b.where = (names, "%d vCPUs, %s" % (v, what), "K pages/s")
-                    print(compare_line(b.where[1], b, n, lambda x: "%.0f" % x, "ratio",
-                                       lambda x: "%.1f" % x))
+                    emit(compare_line(b.where[1], b, n, lambda x: "%.0f" % x, "ratio",
+                                      lambda x: "%.1f" % x))
         reasons = sorted({rec.get("mem_fault_exits_unsupported") for b, n in grp
                           for _, rec in b.passed + n.passed} - {None})
         for r in reasons:

@@ -5,9 +5,11 @@ from ..figures import fig_caveat, fig_stat, fig_value, first_figure, median_run
 from ..fmt import fmt_int, fmt_size, fmt_ts, framed_table
 from ..hosts import SIDE_TITLES
 from ..schema import BadData
-from ..verdicts import JUDGE, compare_line, pct_cell, range_text, verdict
+from ..verdicts import JUDGE, VERBOSE, compare_line, emit, pct_cell, range_text, verdict
 
 COMPARE_ORDER = 0       # its tables come first in compare's output
+# Which way is better, where the unit does not say (verdicts.direction_of).
+DIRECTIONS = {"pages_touched": "higher"}    # the vCPUs' progress while the host clears
 
 
 def dlp_clear_figure(sec):
@@ -57,20 +59,22 @@ def print_dlp_seed000(pairs):
     for c in caveats:
         print("# vCPUs improvement n/a, %s" % c)
     # The table keeps the post's layout; a cell's ~ says its change is not significant.
-    print("# ~: not significant at alpha %g (exact rank test; the lines below give p and the "
-          "intervals)" % JUDGE.alpha)
+    print("# ~: unknown; =: the same within +-%g%% (each figure's verdict: the table at the end)"
+          % JUDGE.same_within)
     if unknown:
         print("# noise unknown (1 run): %s" % ", ".join(unknown))
     print("Clear dirty log time change: of the clear time's median total; vCPUs improvement:"
           " of the median pages touched (-j: while the host ran its iterations).")
     for lab, (b, n), (vc, vp) in zip(labels, pairs, verdicts):
+        if not VERBOSE[0]:
+            break
         clear, name, _ = dlp_clear_figure(b)
         print()
         print("%s, clear chunk %s:" % (b.name, fmt_size(chunk((b, n)))))
-        print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts,
-                           row=vc))
-        print(compare_line("pages touched", fig_stat(b, "pages_touched"),
-                           fig_stat(n, "pages_touched"), fmt_int, row=vp))
+        emit(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts,
+                          row=vc))
+        emit(compare_line("pages touched", fig_stat(b, "pages_touched"),
+                          fig_stat(n, "pages_touched"), fmt_int, row=vp))
 
 
 def print_dlp_seed003(pairs):
@@ -79,7 +83,7 @@ def print_dlp_seed003(pairs):
         clear, name, total_name = dlp_clear_figure(b)
         print()
         print("%s:" % b.name)
-        print(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
+        emit(compare_line(name + " time", fig_stat(b, clear), fig_stat(n, clear), fmt_ts))
         for title, sec in zip(SIDE_TITLES, (b, n)):
             print()
             print(title)

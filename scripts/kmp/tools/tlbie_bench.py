@@ -3,7 +3,7 @@
 --alternate's within-boot ratios), in sweeps and in summaries."""
 from .. import stats
 from ..figures import fig_stat, first_figure, median_run
-from ..verdicts import compare_line
+from ..verdicts import compare_line, emit
 
 COMPARE_ORDER = 2
 
@@ -29,7 +29,7 @@ def print_compare(pairs):
         p = b.params
         print("%s (vcpus %s, flush %s, shared %s, pages %s):" % (
             b.name, p.get("vcpus"), p.get("flush"), str(p.get("shared")).lower(), p.get("pages")))
-        print(compare_line("total throughput", fig_stat(b, "throughput"),
+        emit(compare_line("total throughput", fig_stat(b, "throughput"),
                            fig_stat(n, "throughput"), fmt_k_per_sec, "ratio",
                            lambda v: "%.3g/sec" % v))
         # The post's other evidence: the top of the host profile, before and after.

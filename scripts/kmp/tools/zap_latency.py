@@ -4,7 +4,7 @@ and in summaries."""
 from ..figures import fig_stat, first_figure
 from ..fmt import fmt_int, fmt_num
 from ..schema import BadData
-from ..verdicts import compare_line
+from ..verdicts import compare_line, emit
 
 COMPARE_ORDER = 3
 
@@ -30,11 +30,11 @@ def print_compare(pairs):
             else:
                 reason = sec.params.get("trace_unavailable") or "no traced zap"
                 print("  %s trace figures unavailable: %s" % (title, reason))
-        print(compare_line("kernel zap span", fig_stat(b, "kernel_zap_span"),
+        emit(compare_line("kernel zap span", fig_stat(b, "kernel_zap_span"),
                            fig_stat(n, "kernel_zap_span"), hexdec, "pct", fmt_int))
-        print(compare_line("ioctl latency", fig_stat(b, "ioctl_latency"),
+        emit(compare_line("ioctl latency", fig_stat(b, "ioctl_latency"),
                            fig_stat(n, "ioctl_latency"), lambda v: "%d ns" % int(round(v))))
-        print(compare_line("lock breaks", fig_stat(b, "lock_breaks"),
+        emit(compare_line("lock breaks", fig_stat(b, "lock_breaks"),
                            fig_stat(n, "lock_breaks"), fmt_num))
         for name, title in (("longest_stretch", "longest stretch without a break"),
                             ("lock_break_offers", "lock-break offers"),
@@ -42,7 +42,7 @@ def print_compare(pairs):
                             ("mmu_shadow_zapped", "MMU pages zapped"),
                             ("mappings_dropped", "mappings dropped")):
             if fig_stat(b, name).n or fig_stat(n, name).n:
-                print(compare_line(title, fig_stat(b, name), fig_stat(n, name), fmt_num))
+                emit(compare_line(title, fig_stat(b, name), fig_stat(n, name), fmt_num))
 
 
 def check_record(rec):
