@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../tlbie_bench/tb_host.h"
 #include "fid.h"
 #include "parse.h"
+#include "tb_host.h"
 
 int main(int argc, char **argv)
 {

@@ -86,8 +86,9 @@ struct uffd_region *dp_region_of(struct dp_run *run, uint64_t hva);
 void dp_print_result(const struct dp_opts *o, const struct dp_result *r);
 void dp_print_sweep_table(const struct dp_opts *o, const struct dp_result *res, int nr,
 			  const char *w_reason);
+struct host_desc;
 int dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
-		   const char *w_reason, int argc, char **argv, const char *status,
-		   const char *reason);
+		   const char *w_reason, const struct host_desc *host, int argc, char **argv,
+		   const char *status, const char *reason);
 
 #endif

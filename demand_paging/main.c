@@ -94,9 +94,10 @@ static void run(const struct host_desc *host)
 		run_single();
 }
 
-static int write_record(int argc, char **argv, const char *status, const char *reason)
+static int write_record(const struct host_desc *host, int argc, char **argv, const char *status,
+			const char *reason)
 {
-	return dp_write_json(&opts, results, nr_results, w_reason, argc, argv, status, reason);
+	return dp_write_json(&opts, results, nr_results, w_reason, host, argc, argv, status, reason);
 }
 
 static void teardown(void)

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "dp.h"
-#include "host_desc.h"
 #include "json.h"
 #include "record.h"
 #include "report.h"
@@ -201,18 +200,16 @@ static void write_run(struct json *j, const struct dp_result *r)
 }
 
 int dp_write_json(const struct dp_opts *o, const struct dp_result *res, int nr,
-		   const char *w_reason, int argc, char **argv, const char *status,
-		   const char *reason)
+		   const char *w_reason, const struct host_desc *host, int argc, char **argv,
+		   const char *status, const char *reason)
 {
 	int ret;
 	bool w_ran = false;
-	struct host_desc host;
 	struct json j;
 
 	if (!o->json_path)
 		return 0;
-	host_desc_read(&host);
-	record_begin(&j, "demand_paging", argc, argv, &host);
+	record_begin(&j, "demand_paging", argc, argv, host);
 	write_params(&j, o);
 	json_string(&j, "mem_fault_exits_unsupported", w_reason);
 	/* The mechanism -w used, where a run used it; else null. */

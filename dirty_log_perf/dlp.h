@@ -183,8 +183,9 @@ void loop_vcpus_phase(struct json *j, const struct dlp *d);
 void loop_vcpus_teardown(struct dlp *d);
 
 /* results.c */
+struct host_desc;
 void results_print_totals(const struct dlp *d);
-int results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
-			const char *reason);
+int results_write_json(const struct dlp *d, const struct host_desc *host, int argc, char **argv,
+			const char *status, const char *reason);
 
 #endif

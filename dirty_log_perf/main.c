@@ -184,14 +184,9 @@ static void dlp_vm_create(struct kvm_vm *vm)
 	collect_vm_create(&dlp, vm);
 }
 
-static void run(struct dlp *d)
+/* The VM, its memslots' dirty log and the run's bookkeeping. */
+static void create(struct dlp *d)
 {
-	struct memstress_guest_args *ga;
-	struct stats_snapshot snap;
-	struct timespec start;
-	uint64_t reads0, writes0, reads, writes, live_reads, live_writes;
-	uint64_t live_reads0 = 0, live_writes0 = 0;
-
 	if (d->o.manual_protect && !d->o.ring_entries)
 		d->manual_caps = kvm_check_cap(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) &
 				 (KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE | KVM_DIRTY_LOG_INITIALLY_SET);
@@ -199,7 +194,6 @@ static void run(struct dlp *d)
 	d->ms = memstress_create(&d->o.ms);
 	vm_create_hook = NULL;
 	d->ms->priv = d;
-	ga = d->ms->gargs;
 	if (d->manual_caps)
 		vm_enable_cap(d->ms->vm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, d->manual_caps);
 	d->log_page_size = dirty_log_page_size();
@@ -211,28 +205,21 @@ static void run(struct dlp *d)
 	stats_open_vm(&d->vm_stats, d->ms->vm);
 	d->iters = calloc(d->o.iterations, sizeof(*d->iters));
 	TEST_ASSERT(d->iters, "out of memory");
-	print_params(d);
+}
 
-	/* Populate with in-order writes, so no later fault is a CoW of the zero page. */
-	ga->write_percent = 100;
-	ga->random_access = 0;
-	stats_snapshot(&d->vm_stats, &snap);
-	d->populate = TIMED("populate_time", d->ms->vm, memstress_start(d->ms);
-			    memstress_wait_iteration(d->ms));
-	phase_add(d, PH_POPULATE, &snap);
-	printf("Populate memory time: " TS_FMT "\n", TS_ARGS(d->populate));
-	stats_mappings_read(&d->vm_stats, &d->mappings, "after populate");
-	stats_mappings_print(&d->mappings);
-
-	stats_snapshot(&d->vm_stats, &snap);
-	logging_flags(d, true);
-	d->enable = TIMED("enable_dirty_logging_time", NULL, set_logging(d));
-	phase_add(d, PH_ENABLE, &snap);
-	printf("Enabling dirty logging time: " TS_FMT "\n\n", TS_ARGS(d->enable));
+/*
+ * Dirty logging on: the iterations, with the vCPUs writing as asked.
+ * *reads0, *writes0: the passes' counts before the first.
+ */
+static void run_iterations(struct dlp *d, uint64_t *reads0, uint64_t *writes0)
+{
+	struct memstress_guest_args *ga = d->ms->gargs;
+	uint64_t live_reads0 = 0, live_writes0 = 0;
+	struct timespec start;
 
 	ga->write_percent = d->o.ms.write_percent;
 	ga->random_access = d->o.ms.random_access;
-	memstress_totals(d->ms, &reads0, &writes0);
+	memstress_totals(d->ms, reads0, writes0);
 	/* -j: the copy kept from the logs (verify.c), taken while the vCPUs are idle. */
 	if (d->o.verify && d->o.ms.nonstop && !d->o.ring_entries && !d->o.run_while_disabling)
 		verify_copy_begin(d);
@@ -258,6 +245,53 @@ static void run(struct dlp *d)
 		d->reads -= live_reads0;
 		d->writes -= live_writes0;
 	}
+}
+
+/* --print-stats: each phase's KVM stats. */
+static void print_phase_stats(struct dlp *d)
+{
+	struct stats_snapshot zero;
+
+	stats_snapshot_zero(&d->vm_stats, &zero);
+	for (int p = 0; p < NR_PHASES; p++) {
+		char heading[64];
+
+		if (!d->phase_stats[p].values)
+			continue;
+		snprintf(heading, sizeof(heading), "KVM stats, %s", dlp_phase_names[p]);
+		stats_delta_print_section(&d->vm_stats, &zero, &d->phase_stats[p], heading);
+	}
+	stats_snapshot_free(&zero);
+}
+
+static void run(struct dlp *d)
+{
+	struct memstress_guest_args *ga;
+	struct stats_snapshot snap;
+	uint64_t reads0, writes0, reads, writes, live_reads, live_writes;
+
+	create(d);
+	ga = d->ms->gargs;
+	print_params(d);
+
+	/* Populate with in-order writes, so no later fault is a CoW of the zero page. */
+	ga->write_percent = 100;
+	ga->random_access = 0;
+	stats_snapshot(&d->vm_stats, &snap);
+	d->populate = TIMED("populate_time", d->ms->vm, memstress_start(d->ms);
+			    memstress_wait_iteration(d->ms));
+	phase_add(d, PH_POPULATE, &snap);
+	printf("Populate memory time: " TS_FMT "\n", TS_ARGS(d->populate));
+	stats_mappings_read(&d->vm_stats, &d->mappings, "after populate");
+	stats_mappings_print(&d->mappings);
+
+	stats_snapshot(&d->vm_stats, &snap);
+	logging_flags(d, true);
+	d->enable = TIMED("enable_dirty_logging_time", NULL, set_logging(d));
+	phase_add(d, PH_ENABLE, &snap);
+	printf("Enabling dirty logging time: " TS_FMT "\n\n", TS_ARGS(d->enable));
+
+	run_iterations(d, &reads0, &writes0);
 
 	if (d->o.run_while_disabling)
 		memstress_run_free(d->ms);
@@ -286,20 +320,8 @@ static void run(struct dlp *d)
 	}
 	results_print_totals(d);
 	loop_vcpus_print(d);
-	if (d->o.print_stats) {
-		struct stats_snapshot zero;
-
-		stats_snapshot_zero(&d->vm_stats, &zero);
-		for (int p = 0; p < NR_PHASES; p++) {
-			char heading[64];
-
-			if (!d->phase_stats[p].values)
-				continue;
-			snprintf(heading, sizeof(heading), "KVM stats, %s", dlp_phase_names[p]);
-			stats_delta_print_section(&d->vm_stats, &zero, &d->phase_stats[p], heading);
-		}
-		stats_snapshot_free(&zero);
-	}
+	if (d->o.print_stats)
+		print_phase_stats(d);
 }
 
 static void parse(int argc, char **argv)
@@ -328,9 +350,10 @@ static const char *verdict(void)
 	return why;
 }
 
-static int write_record(int argc, char **argv, const char *status, const char *reason)
+static int write_record(const struct host_desc *host, int argc, char **argv, const char *status,
+			const char *reason)
 {
-	return results_write_json(&dlp, argc, argv, status, reason);
+	return results_write_json(&dlp, host, argc, argv, status, reason);
 }
 
 static void teardown(void)

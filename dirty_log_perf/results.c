@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "dlp.h"
-#include "host_desc.h"
 #include "json.h"
 #include "record.h"
 #include "report.h"
@@ -177,18 +176,74 @@ static void write_params(struct json *j, const struct dlp *d)
 	json_object_end(j);
 }
 
-int results_write_json(const struct dlp *d, int argc, char **argv, const char *status,
-			const char *reason)
+/* The record's "figures": the phases' times, each iteration's, and the counts. */
+static void write_figures(struct json *j, const struct dlp *d)
+{
+	json_object_begin(j, "figures");
+	record_figure(j, "populate_time", "s", ts_to_sec(d->populate), NULL, 0);
+	record_figure(j, "enable_dirty_logging_time", "s", ts_to_sec(d->enable), NULL, 0);
+	record_figure(j, "disable_dirty_logging_time", "s", ts_to_sec(d->disable), NULL, 0);
+	if (!d->o.ms.nonstop) {
+		figure_times(j, d, "dirty_memory_time", offsetof(struct dlp_iteration, dirty));
+		figure_times(j, d, "lockstep_release_skew",
+			     offsetof(struct dlp_iteration, release_skew));
+		figure_times(j, d, "lockstep_completion_skew",
+			     offsetof(struct dlp_iteration, completion_skew));
+	}
+	figure_times(j, d, d->o.ring_entries ? "harvest_dirty_ring_time" : "get_dirty_log_time",
+		     offsetof(struct dlp_iteration, get));
+	if (collect_has_clear(d)) {
+		figure_times(j, d, d->o.ring_entries ? "reset_dirty_rings_time" :
+			     "clear_dirty_log_time", offsetof(struct dlp_iteration, clear));
+		/* clear_wall - clear = what the suite itself spent in the clear step. */
+		figure_times(j, d, "clear_step_wall_time", offsetof(struct dlp_iteration,
+								    clear_wall));
+	}
+	figure_counts(j, d, "dirty_pages", offsetof(struct dlp_iteration, dirty_pages));
+	if (d->first_clear_tables_known)
+		record_figure(j, "first_clear_page_tables_added", "pages",
+			      d->first_clear_tables, NULL, 0);
+	record_figure(j, "pages_touched", "pages", d->reads + d->writes, NULL, 0);
+	record_figure(j, "pages_read", "pages", d->reads, NULL, 0);
+	record_figure(j, "pages_written", "pages", d->writes, NULL, 0);
+	record_figure(j, "host_waits_for_vcpus", "waits", d->loop_host_waits, NULL, 0);
+	if (d->o.ms.nonstop)
+		figure_counts(j, d, "pages_touched_during_clear",
+			      offsetof(struct dlp_iteration, touched_during_clear));
+	if (d->o.ring_entries) {
+		record_figure(j, "ring_full_exits", "exits", d->ring_full_exits, NULL, 0);
+		record_figure(j, "ring_invalid_entries", "entries", d->ring_invalid_entries,
+			      NULL, 0);
+		record_figure(j, "ring_overfilled_walks", "walks", d->ring_counts.full_walks,
+			      NULL, 0);
+		if (d->ms && d->ms->vm->dirty_ring_bitmap)
+			record_figure(j, "ring_bitmap_pages", "pages", d->ring_bitmap_pages,
+				      NULL, 0);
+	}
+	if (d->o.age) {
+		record_figure(j, "age_passes", "passes", d->age_passes, NULL, 0);
+		record_figure(j, "aged_pages", "pages", d->age_pages, NULL, 0);
+	}
+	if (d->o.verify)
+		record_figure(j, "verify_lost_pages", "pages", d->verify_lost, NULL, 0);
+	if (d->o.ms.nonstop && d->ms && d->iterations_done) {
+		record_figure(j, "nonstop_loop_time", "s", ts_to_sec(d->loop), NULL, 0);
+		record_figure(j, "nonstop_passes", "passes", nonstop_passes(d), NULL, 0);
+	}
+	loop_vcpus_figures(j, d);
+	json_object_end(j);
+}
+
+int results_write_json(const struct dlp *d, const struct host_desc *host, int argc, char **argv,
+			const char *status, const char *reason)
 {
 	int ret;
-	struct host_desc host;
 	struct json j;
 	char why[192];
 
 	if (!d->o.json_path)
 		return 0;
-	host_desc_read(&host);
-	record_begin(&j, "dirty_log_perf", argc, argv, &host);
+	record_begin(&j, "dirty_log_perf", argc, argv, host);
 	write_params(&j, d);
 	if (d->ms) {
 		struct memstress_layout layout;
@@ -199,59 +254,7 @@ int results_write_json(const struct dlp *d, int argc, char **argv, const char *s
 	}
 	stats_mappings_json(&j, &d->mappings);
 
-	json_object_begin(&j, "figures");
-	record_figure(&j, "populate_time", "s", ts_to_sec(d->populate), NULL, 0);
-	record_figure(&j, "enable_dirty_logging_time", "s", ts_to_sec(d->enable), NULL, 0);
-	record_figure(&j, "disable_dirty_logging_time", "s", ts_to_sec(d->disable), NULL, 0);
-	if (!d->o.ms.nonstop) {
-		figure_times(&j, d, "dirty_memory_time", offsetof(struct dlp_iteration, dirty));
-		figure_times(&j, d, "lockstep_release_skew",
-			     offsetof(struct dlp_iteration, release_skew));
-		figure_times(&j, d, "lockstep_completion_skew",
-			     offsetof(struct dlp_iteration, completion_skew));
-	}
-	figure_times(&j, d, d->o.ring_entries ? "harvest_dirty_ring_time" : "get_dirty_log_time",
-		     offsetof(struct dlp_iteration, get));
-	if (collect_has_clear(d)) {
-		figure_times(&j, d, d->o.ring_entries ? "reset_dirty_rings_time" :
-			     "clear_dirty_log_time", offsetof(struct dlp_iteration, clear));
-		/* clear_wall - clear = what the suite itself spent in the clear step. */
-		figure_times(&j, d, "clear_step_wall_time", offsetof(struct dlp_iteration,
-								     clear_wall));
-	}
-	figure_counts(&j, d, "dirty_pages", offsetof(struct dlp_iteration, dirty_pages));
-	if (d->first_clear_tables_known)
-		record_figure(&j, "first_clear_page_tables_added", "pages",
-			      d->first_clear_tables, NULL, 0);
-	record_figure(&j, "pages_touched", "pages", d->reads + d->writes, NULL, 0);
-	record_figure(&j, "pages_read", "pages", d->reads, NULL, 0);
-	record_figure(&j, "pages_written", "pages", d->writes, NULL, 0);
-	record_figure(&j, "host_waits_for_vcpus", "waits", d->loop_host_waits, NULL, 0);
-	if (d->o.ms.nonstop)
-		figure_counts(&j, d, "pages_touched_during_clear",
-			      offsetof(struct dlp_iteration, touched_during_clear));
-	if (d->o.ring_entries) {
-		record_figure(&j, "ring_full_exits", "exits", d->ring_full_exits, NULL, 0);
-		record_figure(&j, "ring_invalid_entries", "entries", d->ring_invalid_entries,
-			      NULL, 0);
-		record_figure(&j, "ring_overfilled_walks", "walks", d->ring_counts.full_walks,
-			      NULL, 0);
-		if (d->ms && d->ms->vm->dirty_ring_bitmap)
-			record_figure(&j, "ring_bitmap_pages", "pages", d->ring_bitmap_pages,
-				      NULL, 0);
-	}
-	if (d->o.age) {
-		record_figure(&j, "age_passes", "passes", d->age_passes, NULL, 0);
-		record_figure(&j, "aged_pages", "pages", d->age_pages, NULL, 0);
-	}
-	if (d->o.verify)
-		record_figure(&j, "verify_lost_pages", "pages", d->verify_lost, NULL, 0);
-	if (d->o.ms.nonstop && d->ms && d->iterations_done) {
-		record_figure(&j, "nonstop_loop_time", "s", ts_to_sec(d->loop), NULL, 0);
-		record_figure(&j, "nonstop_passes", "passes", nonstop_passes(d), NULL, 0);
-	}
-	loop_vcpus_figures(&j, d);
-	json_object_end(&j);
+	write_figures(&j, d);
 	if (nonstop_caveat(d, why, sizeof(why))) {
 		json_object_begin(&j, "caveats");
 		json_string(&j, "pages_touched", why);

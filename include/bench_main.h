@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The main() every benchmark has, written once: KTAP header and plan, the
- * host's description, signals (interrupt.h), early exits from assertions,
- * skips and the watchdog (test_set_fail_hook), and the record's final
- * status.  A benchmark fills a struct bench with what is its own and calls
+ * host's description (read once: printed, and passed to every record),
+ * signals (interrupt.h), early exits from assertions, skips and the
+ * watchdog (test_set_fail_hook), and the record's final status.  A
+ * benchmark fills a struct bench with what is its own and calls
  * bench_main() from its main().
  *
  * Order: parse, signals, KTAP header, host description, print_params,
@@ -28,8 +29,13 @@ struct bench {
 	 * line and the record's reason.
 	 */
 	const char *(*verdict)(void);
-	/* The record with this status and reason; nonzero when not written. */
-	int (*write_record)(int argc, char **argv, const char *status, const char *reason);
+	/*
+	 * The record with this status and reason, of this host (bench_main
+	 * reads its description once, and prints it); nonzero when not
+	 * written.
+	 */
+	int (*write_record)(const struct host_desc *host, int argc, char **argv,
+			    const char *status, const char *reason);
 	/* Optional: frees what run made, after the record. */
 	void (*teardown)(void);
 };

@@ -46,7 +46,7 @@ check "emu/fetch.sh: a kernel series that is no version is refused" $? "$out"
 
 printf 'tdp 6.12 -\n' > "$cache/bad.hosts"
 out=$("$src/scripts/emu/check-hosts.sh" x86_64 "$cache" "$cache/bad.hosts" 2>&1); rc=$?
-[ $rc -eq 2 ] && printf '%s' "$out" | grep -q "host 'tdp' needs NAME KERNEL MACHINE LIST"
+[ $rc -eq 2 ] && printf '%s' "$out" | grep -q "host 'tdp' needs NAME KERNEL MMU LIST"
 check "emu/check-hosts.sh: a host line without its list is refused" $? "$out"
 
 # A failed host's reason is repeated at the end (CI keeps only a log's tail).

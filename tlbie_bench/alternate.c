@@ -18,7 +18,7 @@
 #include "host_state.h"
 #include "json.h"
 #include "record.h"
-#include "tb_host.h"
+#include "tb_bench.h"
 #include "test_util.h"
 
 void tb_alternate_check(struct tb_alternate *a, uint32_t seconds)

@@ -16,7 +16,7 @@
 #include "record.h"
 #include "report.h"
 #include "stats.h"
-#include "tb_host.h"
+#include "tb_bench.h"
 #include "ucall.h"
 #include "vcpu_thread.h"
 #include "watchdog.h"
@@ -76,17 +76,16 @@ static double total_rate(void)
 	return sum;
 }
 
-static int write_record(int argc, char **argv, const char *status, const char *reason)
+static int write_record(const struct host_desc *host, int argc, char **argv, const char *status,
+			const char *reason)
 {
 	int ret;
-	struct host_desc host;
 	struct json j;
 	double *rates;
 
 	if (!tb.o.json_path)
 		return 0;
-	host_desc_read(&host);
-	record_begin(&j, "tlbie_bench", argc, argv, &host);
+	record_begin(&j, "tlbie_bench", argc, argv, host);
 	json_object_begin(&j, "params");
 	json_u64(&j, "vcpus", tb.o.vcpus);
 	json_u64(&j, "seconds", tb.o.seconds);
@@ -173,44 +172,14 @@ static uint64_t forks_so_far(void)
 	return sum;
 }
 
-static void run(void)
+/* Each second: the forks so far; with --alternate, its phase, then the next setting. */
+static void run_seconds(void)
 {
-	struct kvm_stats *vst = calloc(tb.o.vcpus, sizeof(*vst));
-	uint64_t before[ARRAY_SIZE(vcpu_stat_names)];
-	int profiler = -1;
-	struct timed t;
 	/* --alternate: each second's forks, time and VM stats */
 	struct timespec phase_start;
 	struct stats_snapshot phase_before;
 	uint64_t phase_forks = 0;
 
-	TEST_ASSERT(vst, "out of memory");
-	forks = calloc(tb.o.vcpus, sizeof(*forks));
-	remaps = calloc(tb.o.vcpus, sizeof(*remaps));
-	span_ticks = calloc(tb.o.vcpus, sizeof(*span_ticks));
-	TEST_ASSERT(forks && remaps && span_ticks, "out of memory");
-	clock_hz = arch_guest_clock_hz(tb.vm->vcpus[0]);
-	stats_open_vm(&vm_stats, tb.vm);
-	for (uint32_t v = 0; v < tb.o.vcpus; v++)
-		stats_open_vcpu(&vst[v], tb.vm->vcpus[v]);
-	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++) {
-		before[i] = vcpus_stat(vst, vcpu_stat_names[i]);
-		vcpu_stat_present[i] = stats_find(&vst[0], vcpu_stat_names[i]) != NULL &&
-				       !(invlpg_never_exits() && !strcmp(vcpu_stat_names[i], "invlpg"));
-	}
-	stats_snapshot(&vm_stats, &vm_before);
-	if (tb.alt.name)
-		tb_alternate_begin(&tb.alt, &vm_stats);
-	if (tb.o.profile) {
-		profiler = tb_profile_start(&profile);
-		if (profiler < 0)
-			ksft_print_msg("profile unavailable: %s\n", profile.unavailable);
-	}
-
-	watchdog_start(tb.vm, watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC));
-	timed_start(&t, tb.vm);
-	vcpu_threads_start(tb.vm, vcpu_thread, NULL, tb.o.nr_cpus ? tb.o.cpus : NULL,
-			   tb.o.nr_cpus);
 	phase_start = ts_now();
 	stats_snapshot(&vm_stats, &phase_before);
 	for (uint32_t s = 1; s <= tb.o.seconds; s++) {
@@ -241,6 +210,43 @@ static void run(void)
 		}
 	}
 	stats_snapshot_free(&phase_before);
+}
+
+static void run(void)
+{
+	struct kvm_stats *vst = calloc(tb.o.vcpus, sizeof(*vst));
+	uint64_t before[ARRAY_SIZE(vcpu_stat_names)];
+	int profiler = -1;
+	struct timed t;
+
+	TEST_ASSERT(vst, "out of memory");
+	forks = calloc(tb.o.vcpus, sizeof(*forks));
+	remaps = calloc(tb.o.vcpus, sizeof(*remaps));
+	span_ticks = calloc(tb.o.vcpus, sizeof(*span_ticks));
+	TEST_ASSERT(forks && remaps && span_ticks, "out of memory");
+	clock_hz = arch_guest_clock_hz(tb.vm->vcpus[0]);
+	stats_open_vm(&vm_stats, tb.vm);
+	for (uint32_t v = 0; v < tb.o.vcpus; v++)
+		stats_open_vcpu(&vst[v], tb.vm->vcpus[v]);
+	for (size_t i = 0; i < ARRAY_SIZE(vcpu_stat_names); i++) {
+		before[i] = vcpus_stat(vst, vcpu_stat_names[i]);
+		vcpu_stat_present[i] = stats_find(&vst[0], vcpu_stat_names[i]) != NULL &&
+				       !(invlpg_never_exits() && !strcmp(vcpu_stat_names[i], "invlpg"));
+	}
+	stats_snapshot(&vm_stats, &vm_before);
+	if (tb.alt.name)
+		tb_alternate_begin(&tb.alt, &vm_stats);
+	if (tb.o.profile) {
+		profiler = tb_profile_start(&profile);
+		if (profiler < 0)
+			ksft_print_msg("profile unavailable: %s\n", profile.unavailable);
+	}
+
+	watchdog_start(tb.vm, watchdog_timeout_from_env(WATCHDOG_DEFAULT_SEC));
+	timed_start(&t, tb.vm);
+	vcpu_threads_start(tb.vm, vcpu_thread, NULL, tb.o.nr_cpus ? tb.o.cpus : NULL,
+			   tb.o.nr_cpus);
+	run_seconds();
 	tb.ga->stop = 1;
 	vcpu_threads_join(tb.vm);
 	elapsed = timed_stop(&t, "run_time");

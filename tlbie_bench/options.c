@@ -8,7 +8,7 @@
 #include "memstress.h"
 #include "parse.h"
 #include "record.h"
-#include "tb_host.h"
+#include "tb_bench.h"
 #include "topology.h"
 #include "watchdog.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "tb_host.h"
+#include "tb_bench.h"
 
 #define PERF "/usr/bin/perf"
 

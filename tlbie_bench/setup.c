@@ -7,7 +7,7 @@
  * own top-level table); with it all share one, using disjoint entries of
  * the same two tables, so every invalidation concerns shared tables.
  */
-#include "tb_host.h"
+#include "tb_bench.h"
 
 /* Both tables' ranges: one 2M range each, in the second 512G of gva space. */
 #define TB_PARENT_BASE (1ULL << 39)

@@ -116,9 +116,10 @@ static void setup_and_run(const struct host_desc *host)
 	trace_close(&zl.trace);
 }
 
-static int write_record(int argc, char **argv, const char *status, const char *reason)
+static int write_record(const struct host_desc *host, int argc, char **argv, const char *status,
+			const char *reason)
 {
-	return zl_write_json(&zl, argc, argv, status, reason);
+	return zl_write_json(&zl, host, argc, argv, status, reason);
 }
 
 static void teardown(void)

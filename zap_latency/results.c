@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "host_desc.h"
 #include "json.h"
 #include "order_stats.h"
 #include "record.h"
@@ -279,52 +278,52 @@ void zl_print_summary(const struct zl *z)
 	}
 }
 
-int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
-		   const char *reason)
+static void write_params(struct json *j, const struct zl *z)
 {
-	int ret;
-	struct host_desc host;
-	struct json j;
-
-	if (!z->o.json_path)
-		return 0;
-	host_desc_read(&host);
-	record_begin(&j, "zap_latency", argc, argv, &host);
-	json_object_begin(&j, "params");
-	json_u64(&j, "vcpus", z->o.ms.nr_vcpus);
-	json_u64(&j, "vcpu_bytes", z->o.ms.vcpu_bytes);
-	json_u64(&j, "bytes", z->o.total_bytes);
-	json_string(&j, "backing_src", backing_src_name(z->o.ms.src));
-	json_u64(&j, "zaps", z->o.zaps);
-	json_u64(&j, "traced_zaps", z->o.traced_zaps);
-	json_string(&j, "trigger", z->o.trigger == TRIGGER_DELETE ? "delete" : "move");
-	json_string(&j, "zap_all", z->o.zap_all == ZAP_ALL_OFF ? "off" :
+	json_object_begin(j, "params");
+	json_u64(j, "vcpus", z->o.ms.nr_vcpus);
+	json_u64(j, "vcpu_bytes", z->o.ms.vcpu_bytes);
+	json_u64(j, "bytes", z->o.total_bytes);
+	json_string(j, "backing_src", backing_src_name(z->o.ms.src));
+	json_u64(j, "zaps", z->o.zaps);
+	json_u64(j, "traced_zaps", z->o.traced_zaps);
+	json_string(j, "trigger", z->o.trigger == TRIGGER_DELETE ? "delete" : "move");
+	json_string(j, "zap_all", z->o.zap_all == ZAP_ALL_OFF ? "off" :
 			       z->o.zap_all == ZAP_ALL_ON ? "on" : "default");
-	json_string(&j, "mmu", z->mmu);
+	json_string(j, "mmu", z->mmu);
 	if (z->slot_only)
-		json_bool(&j, "slot_populated", true);
-	json_bool(&j, "traced", z->traced);
-	json_string(&j, "trace_unavailable", z->traced ? NULL : z->trace_why);
-	json_object_end(&j);
+		json_bool(j, "slot_populated", true);
+	json_bool(j, "traced", z->traced);
+	json_string(j, "trace_unavailable", z->traced ? NULL : z->trace_why);
+	json_object_end(j);
+}
 
-	/* How the traced zaps measured, so that a reader knows what the figures are. */
-	json_object_begin(&j, "trace");
-	json_string(&j, "mechanism", z->mechanism == MECH_KPROBE ? "kprobe" :
-				     z->mechanism == MECH_TRACEPOINT ? "tracepoint" : "none");
-	json_string(&j, "span_function", z->traced ? z->span_func : NULL);
-	json_string(&j, "span", z->traced ? z->span_what : NULL);
-	json_string(&j, "worker_function", z->helper_func[0] ? z->helper_func : NULL);
-	json_string(&j, "clock", z->traced ? z->trace.clock : NULL);
-	json_u64(&j, "clock_resolution_ns", z->traced ? z->trace.clock_res_ns : 0);
-	json_bool(&j, "lock_breaks_observable", z->breaks_known);
-	json_string(&j, "lock_breaks_unavailable", z->breaks_known ? NULL : z->breaks_why);
-	json_string(&j, "preempt_model", z->preempt);
-	json_string(&j, "preempt_model_source", z->preempt_source);
-	json_string(&j, "lock_break_means", z->break_means);
-	json_object_end(&j);
+/*
+ * The record's "trace": how the traced zaps measured, so that a reader knows
+ * what the figures are.
+ */
+static void write_trace(struct json *j, const struct zl *z)
+{
+	json_object_begin(j, "trace");
+	json_string(j, "mechanism", z->mechanism == MECH_KPROBE ? "kprobe" :
+				    z->mechanism == MECH_TRACEPOINT ? "tracepoint" : "none");
+	json_string(j, "span_function", z->traced ? z->span_func : NULL);
+	json_string(j, "span", z->traced ? z->span_what : NULL);
+	json_string(j, "worker_function", z->helper_func[0] ? z->helper_func : NULL);
+	json_string(j, "clock", z->traced ? z->trace.clock : NULL);
+	json_u64(j, "clock_resolution_ns", z->traced ? z->trace.clock_res_ns : 0);
+	json_bool(j, "lock_breaks_observable", z->breaks_known);
+	json_string(j, "lock_breaks_unavailable", z->breaks_known ? NULL : z->breaks_why);
+	json_string(j, "preempt_model", z->preempt);
+	json_string(j, "preempt_model_source", z->preempt_source);
+	json_string(j, "lock_break_means", z->break_means);
+	json_object_end(j);
+}
 
-	stats_mappings_json(&j, &z->mappings);
-	json_object_begin(&j, "figures");
+/* The record's "figures": each one's median over its zaps, and each zap's value. */
+static void write_figures(struct json *j, const struct zl *z)
+{
+	json_object_begin(j, "figures");
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
 		uint64_t *u = calloc(z->nr_done + 1, sizeof(uint64_t)), s[3] = {}, n;
 		double *v = calloc(z->nr_done + 1, sizeof(double));
@@ -337,7 +336,7 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 			continue;
 		}
 		if (!figure_measured(z, f)) {
-			record_figure(&j, figures[f].name, figures[f].unit, NAN, NULL, 0);
+			record_figure(j, figures[f].name, figures[f].unit, NAN, NULL, 0);
 			free(u);
 			free(v);
 			continue;
@@ -348,67 +347,84 @@ int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
 		if (n)
 			summary(z, figures[f].get, traced, s);
 		/* value: the median over its zaps; values: each zap's, in order. */
-		record_figure(&j, figures[f].name, figures[f].unit, n ? s[0] : NAN, v, n);
+		record_figure(j, figures[f].name, figures[f].unit, n ? s[0] : NAN, v, n);
 		free(u);
 		free(v);
 	}
-	record_figure(&j, "warm_up_time", "ms", z->warm_ms, NULL, 0);
-	json_object_end(&j);
+	record_figure(j, "warm_up_time", "ms", z->warm_ms, NULL, 0);
+	json_object_end(j);
+}
 
-	json_array_begin(&j, "zaps");
-	for (uint64_t i = 0; i < z->nr_done; i++) {
-		const struct zl_zap *zap = &z->zaps[i];
-
-		json_object_begin(&j, NULL);
-		json_u64(&j, "ioctl_ns", ts_to_ns(zap->ioctl));
-		if (z->shadow_pages) {
-			json_i64(&j, "mmu_shadow_zapped", zap->shadow_zapped);
-			if (z->shadow_live_known) {
-				json_i64(&j, "shadow_pages_live", zap->shadow_live);
-				json_i64(&j, "shadow_pages_made", zap->shadow_made);
-			}
+/* One zap, an element of the record's "zaps". */
+static void write_zap(struct json *j, const struct zl *z, const struct zl_zap *zap)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "ioctl_ns", ts_to_ns(zap->ioctl));
+	if (z->shadow_pages) {
+		json_i64(j, "mmu_shadow_zapped", zap->shadow_zapped);
+		if (z->shadow_live_known) {
+			json_i64(j, "shadow_pages_live", zap->shadow_live);
+			json_i64(j, "shadow_pages_made", zap->shadow_made);
 		}
-		if (z->mapping_stats) {
-			json_i64(&j, "mappings_dropped", zap->pages_dropped);
-			json_i64(&j, "mappings_dropped_4k", zap->dropped[0]);
-			json_i64(&j, "mappings_dropped_2m", zap->dropped[1]);
-			json_i64(&j, "mappings_dropped_1g", zap->dropped[2]);
-			json_i64(&j, "mappings_before", zap->mapped[0] + zap->mapped[1] + zap->mapped[2]);
-		}
-		if (z->slot_only) {
-			json_u64(&j, "slot_pages_written", zap->slot_written);
-			json_u64(&j, "slot_pages_mapped", zap->slot_mapped);
-			json_u64(&j, "slot_page_bytes", z->slot_log_page);
-		}
-		json_bool(&j, "traced", zap->traced);
-		if (zap->traced) {
-			json_bool(&j, "span_seen", zap->span_seen);
-			json_u64(&j, "kernel_zap_span_ns", zap->span_ns);
-			if (z->breaks_known) {
-				json_u64(&j, "lock_breaks", zap->lock_breaks);
-				json_u64(&j, "zap_tasks", zap->zap_tasks);
-				json_u64(&j, "lock_break_offers", zap->offers);
-				if (zap->stretch_seen)
-					json_u64(&j, "longest_stretch_ns", zap->longest_stretch_ns);
-				if (zap->first_batch_seen)
-					json_u64(&j, "pages_before_first_offer", zap->first_batch);
-			}
-			if (z->mechanism == MECH_TRACEPOINT) {
-				json_u64(&j, "used_pages", zap->used_pages);
-				json_u64(&j, "page_zap_events", zap->page_zap_events);
-			}
-			json_u64(&j, "trace_events_lost", zap->trace_lost);
-		}
-		json_u64(&j, "stall_during_p50_ns", zap->during.p50);
-		json_u64(&j, "stall_during_p99_ns", zap->during.p99);
-		json_u64(&j, "stall_during_max_ns", zap->during.max);
-		json_u64(&j, "stall_outside_p50_ns", zap->outside.p50);
-		json_u64(&j, "stall_outside_p99_ns", zap->outside.p99);
-		json_u64(&j, "stall_outside_max_ns", zap->outside.max);
-		json_u64(&j, "refault_ns", ts_to_ns(zap->refault));
-		json_bool(&j, "refault_done", zap->refault_done);
-		json_object_end(&j);
 	}
+	if (z->mapping_stats) {
+		json_i64(j, "mappings_dropped", zap->pages_dropped);
+		json_i64(j, "mappings_dropped_4k", zap->dropped[0]);
+		json_i64(j, "mappings_dropped_2m", zap->dropped[1]);
+		json_i64(j, "mappings_dropped_1g", zap->dropped[2]);
+		json_i64(j, "mappings_before", zap->mapped[0] + zap->mapped[1] + zap->mapped[2]);
+	}
+	if (z->slot_only) {
+		json_u64(j, "slot_pages_written", zap->slot_written);
+		json_u64(j, "slot_pages_mapped", zap->slot_mapped);
+		json_u64(j, "slot_page_bytes", z->slot_log_page);
+	}
+	json_bool(j, "traced", zap->traced);
+	if (zap->traced) {
+		json_bool(j, "span_seen", zap->span_seen);
+		json_u64(j, "kernel_zap_span_ns", zap->span_ns);
+		if (z->breaks_known) {
+			json_u64(j, "lock_breaks", zap->lock_breaks);
+			json_u64(j, "zap_tasks", zap->zap_tasks);
+			json_u64(j, "lock_break_offers", zap->offers);
+			if (zap->stretch_seen)
+				json_u64(j, "longest_stretch_ns", zap->longest_stretch_ns);
+			if (zap->first_batch_seen)
+				json_u64(j, "pages_before_first_offer", zap->first_batch);
+		}
+		if (z->mechanism == MECH_TRACEPOINT) {
+			json_u64(j, "used_pages", zap->used_pages);
+			json_u64(j, "page_zap_events", zap->page_zap_events);
+		}
+		json_u64(j, "trace_events_lost", zap->trace_lost);
+	}
+	json_u64(j, "stall_during_p50_ns", zap->during.p50);
+	json_u64(j, "stall_during_p99_ns", zap->during.p99);
+	json_u64(j, "stall_during_max_ns", zap->during.max);
+	json_u64(j, "stall_outside_p50_ns", zap->outside.p50);
+	json_u64(j, "stall_outside_p99_ns", zap->outside.p99);
+	json_u64(j, "stall_outside_max_ns", zap->outside.max);
+	json_u64(j, "refault_ns", ts_to_ns(zap->refault));
+	json_bool(j, "refault_done", zap->refault_done);
+	json_object_end(j);
+}
+
+int zl_write_json(const struct zl *z, const struct host_desc *host, int argc, char **argv,
+		  const char *status, const char *reason)
+{
+	int ret;
+	struct json j;
+
+	if (!z->o.json_path)
+		return 0;
+	record_begin(&j, "zap_latency", argc, argv, host);
+	write_params(&j, z);
+	write_trace(&j, z);
+	stats_mappings_json(&j, &z->mappings);
+	write_figures(&j, z);
+	json_array_begin(&j, "zaps");
+	for (uint64_t i = 0; i < z->nr_done; i++)
+		write_zap(&j, z, &z->zaps[i]);
 	json_array_end(&j);
 	ret = record_end(&j, status, reason, z->o.json_path);
 	json_free(&j);

@@ -130,7 +130,8 @@ void zl_print_trace_setup(const struct zl *z);
 /* Zap i (0-based; traced ones after the -i untraced ones). */
 void zl_print_zap(const struct zl *z, uint64_t i, const struct zl_zap *zap);
 void zl_print_summary(const struct zl *z);
-int zl_write_json(const struct zl *z, int argc, char **argv, const char *status,
-		   const char *reason);
+struct host_desc;
+int zl_write_json(const struct zl *z, const struct host_desc *host, int argc, char **argv,
+		  const char *status, const char *reason);
 
 #endif

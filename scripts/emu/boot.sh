@@ -25,9 +25,6 @@ series=${KMP_EMU_KERNEL:-default}
 cache=${KMP_EMU_CACHE:-$src/build/$arch/emu$([ "$series" = default ] || echo "-$series")}
 sysroot=${KMP_EMU_SYSROOT:-$src/build/$arch/sysroot}
 smp=${KMP_EMU_SMP:-2}
-mmu=$("$src/scripts/emu/mmu.sh" "$arch" "${KMP_EMU_MMU:-}" 2>&1) || { echo "emu/boot.sh: $mmu" >&2; exit 2; }
-eval "$mmu"
-modparams=$EMU_PARAMS${KMP_EMU_MODPARAMS:+${EMU_PARAMS:+ }$KMP_EMU_MODPARAMS}
 name=${KMP_EMU_NAME:-$arch}
 
 case "$arch" in
@@ -40,6 +37,10 @@ powerpc) triplet=powerpc64le-linux-gnu mem=${KMP_EMU_MEM:-2G}
 	libdirs=("$sysroot/usr/lib/$triplet" "$sysroot/lib/$triplet" "/usr/$triplet/lib") ;;
 *) echo "emu/boot.sh: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
 esac
+# The host's KVM MMU: QEMU's machine and CPU, KVM's parameters (configs/emu-hosts).
+mmu=$("$src/scripts/emu/mmu.sh" "$arch" "${KMP_EMU_MMU:-}" 2>&1) || { echo "emu/boot.sh: $mmu" >&2; exit 2; }
+eval "$mmu"
+modparams=$EMU_PARAMS${KMP_EMU_MODPARAMS:+${EMU_PARAMS:+ }$KMP_EMU_MODPARAMS}
 [ -d "$bindir" ] || { echo "emu/boot.sh: no directory $bindir" >&2; exit 2; }
 [ -r "$script" ] || { echo "emu/boot.sh: cannot read script $script" >&2; exit 2; }
 "$src/scripts/emu/fetch.sh" "$arch" "$cache" "$series"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What tlbie_bench's figures and --flush mean on arm64. */
-#include "../tb_host.h"
+#include "../tb_bench.h"
 
 const struct tb_arch tb_arch = {
 	.note =

@@ -13,7 +13,7 @@
  * hcalls, none of them exits to the host.
  */
 #include "processor.h"
-#include "../tb.h"
+#include "tb.h"
 #include "ucall.h"
 
 /* Leaf entries: Normal memory pages, AP[2] set for read-only. */

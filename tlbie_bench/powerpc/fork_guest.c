@@ -11,7 +11,7 @@
  * return code is checked.
  */
 #include "processor.h"
-#include "../tb.h"
+#include "tb.h"
 #include "tb_ppc.h"
 #include "ucall.h"
 

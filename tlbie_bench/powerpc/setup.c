@@ -11,7 +11,7 @@
 
 #include "json.h"
 #include "record.h"
-#include "../tb_host.h"
+#include "../tb_bench.h"
 #include "tb_ppc.h"
 
 #define TB_FRAME_SLOT 1

@@ -6,7 +6,7 @@
  * exits to the host, which does the invalidation work measured here.
  */
 #include "processor.h"
-#include "../tb.h"
+#include "tb.h"
 #include "ucall.h"
 
 /* Leaf entries: present, writable or not. */

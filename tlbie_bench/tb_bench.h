@@ -1,54 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tlbie_bench: the host side's state and files. */
-#ifndef TB_HOST_H
-#define TB_HOST_H
+/*
+ * tlbie_bench: what its own files share (options, the arch table,
+ * --alternate, --profile), on top of the host-side state (tb_host.h).
+ */
+#ifndef TB_BENCH_H
+#define TB_BENCH_H
 
 #include <stdbool.h>
 
-#include "stats.h"
-#include "tb.h"
+#include "tb_host.h"
 
-struct tb_opts {
-	uint32_t vcpus;			/* -v */
-	uint32_t seconds;		/* -t */
-	uint32_t pages;			/* --pages */
-	enum tb_flush flush;		/* --flush */
-	bool shared;			/* --shared */
-	bool profile;			/* --profile */
-	const char *alternate;		/* --alternate MODULE.PARAM */
-	const char *json_path;
-	int cpus[KMP_MAX_VCPUS + 1];
-	int nr_cpus;
-};
-
-/* alternate.c: --alternate, a boolean host switch flipped every second. */
-struct tb_alternate {
-	const char *name;		/* "kvm_hv.tlbie_lock"; NULL: off */
-	char path[160];			/* its /sys/module file */
-	uint32_t phases;		/* -t: one per second */
-	uint32_t done;			/* phases measured */
-	double *rate;			/* each phase's forks per second */
-	struct stats_snapshot acc[2];	/* VM stat deltas summed, per setting */
-};
+/* alternate.c: what tb_alternate_summary() reads from the phases. */
 struct tb_alternate_summary {
 	uint32_t pairs, lower, higher;	/* pairs; of them, 1 slower / faster than 0 */
 	double rate[2];			/* each setting's median phase rate */
 	double ratio, ratio_lo, ratio_hi;	/* pair ratios 1/0: median, range */
 	double p;			/* exact two-sided sign test */
 };
-struct tb {
-	struct tb_opts o;
-	struct tb_alternate alt;	/* --alternate */
-	struct kvm_vm *vm;
-	struct tb_guest_args *ga;	/* host view of the guest's tb_args */
-};
-
 /* options.c */
 void tb_parse_options(struct tb_opts *o, int argc, char **argv);
 const char *tb_flush_name(enum tb_flush f);
-
-/* setup.c: the VM, frames, and each vCPU's page tables (tb_arch.setup where set). */
-void tb_setup(struct tb *t);
 
 /*
  * What differs per arch, tlbie_bench/<arch>/arch.c's tb_arch (every arch
