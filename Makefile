@@ -476,25 +476,25 @@ fuzz: fuzz-build
 
 # ---- bench (make bench) ------------------------------------------------------
 # make bench: whether the suite measures the kernel or itself (harness overhead
-# per timed phase, fidelity against bench/'s bare tools, noise, memory,
+# per timed phase, fidelity against selfbench/'s bare tools, noise, memory,
 # start-up, scale), in under 10 minutes here; prints a table and exits 1 when a
 # figure is over budget; changes no tracked file (make bench-record writes
-# bench/results.json and appends to docs/perf.md) (bench/bench.py, docs/perf.md).
-# Tools: bench/NAME.c -> $(OUTPUT)/bench/NAME, with bench/fid.c, the guest code
-# bench/bench_guest.c and the library; fidelity_tlbie also links tlbie_bench's
+# selfbench/results.json and appends to docs/perf.md) (selfbench/bench.py, docs/perf.md).
+# Tools: selfbench/NAME.c -> $(OUTPUT)/selfbench/NAME, with selfbench/fid.c, the guest code
+# selfbench/bench_guest.c and the library; fidelity_tlbie also links tlbie_bench's
 # VM setup and guest.  BENCH_ARGS passes options to bench.py (e.g. --quick).
-BENCH_OUT := $(OUTPUT)/bench
+BENCH_OUT := $(OUTPUT)/selfbench
 BENCH_TOOLS := fidelity_dirty_log fidelity_paging fidelity_zap fidelity_tlbie startup bigvm
 BENCH_TOOL_BINS := $(addprefix $(BENCH_OUT)/,$(BENCH_TOOLS))
-BENCH_COMMON_OBJS := $(OUTPUT)/obj/bench/fid.c.o $(OUTPUT)/obj/bench/bench_guest.c.o
+BENCH_COMMON_OBJS := $(OUTPUT)/obj/selfbench/fid.c.o $(OUTPUT)/obj/selfbench/bench_guest.c.o
 BENCH_TLBIE_OBJS := $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(SRC)/tlbie_bench/setup.c \
 	$(wildcard $(SRC)/tlbie_bench/$(ARCH)/*.c))
 BENCH_ARGS ?=
-.SECONDARY: $(BENCH_COMMON_OBJS) $(patsubst %,$(OUTPUT)/obj/bench/%.c.o,$(BENCH_TOOLS))
+.SECONDARY: $(BENCH_COMMON_OBJS) $(patsubst %,$(OUTPUT)/obj/selfbench/%.c.o,$(BENCH_TOOLS))
 
 $(BENCH_OUT)/fidelity_tlbie: $(BENCH_TLBIE_OBJS)
 # The library last: fidelity_tlbie's extra objects need it too.
-$(BENCH_OUT)/%: $(OUTPUT)/obj/bench/%.c.o $(BENCH_COMMON_OBJS) $(LIBKMP)
+$(BENCH_OUT)/%: $(OUTPUT)/obj/selfbench/%.c.o $(BENCH_COMMON_OBJS) $(LIBKMP)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(filter-out $(LIBKMP),$^) $(LIBKMP) $(LDLIBS) -o $@
@@ -502,11 +502,11 @@ $(BENCH_OUT)/%: $(OUTPUT)/obj/bench/%.c.o $(BENCH_COMMON_OBJS) $(LIBKMP)
 .PHONY: bench bench-build bench-record
 bench-build: $(BENCH_TOOL_BINS) $(BENCH_BINS)
 bench: bench-build
-	$(Q)/usr/bin/python3 $(SRC)/bench/bench.py --bin $(OUTPUT)/bin --tools $(BENCH_OUT) \
+	$(Q)/usr/bin/python3 $(SRC)/selfbench/bench.py --bin $(OUTPUT)/bin --tools $(BENCH_OUT) \
 		--src $(SRC) $(BENCH_ARGS)
-# The same, recorded: bench/results.json and a dated docs/perf.md entry.
+# The same, recorded: selfbench/results.json and a dated docs/perf.md entry.
 bench-record: bench-build
-	$(Q)/usr/bin/python3 $(SRC)/bench/bench.py --bin $(OUTPUT)/bin --tools $(BENCH_OUT) \
+	$(Q)/usr/bin/python3 $(SRC)/selfbench/bench.py --bin $(OUTPUT)/bin --tools $(BENCH_OUT) \
 		--src $(SRC) --record $(BENCH_ARGS)
 # ---- end of bench ------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tlbie_bench's host-side state and its VM setup, shared with
- * bench/fidelity_tlbie (the same VM under the barest host loop).  What
+ * selfbench/fidelity_tlbie (the same VM under the barest host loop).  What
  * host and guest share is tb.h; what only tlbie_bench's files share,
  * tlbie_bench/tb_bench.h.
  */

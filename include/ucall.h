@@ -75,7 +75,7 @@ uint64_t get_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
 uint64_t ucall_arch_gva(struct kvm_vcpu *vcpu);
 /*
  * Whether the vCPU's last exit is a ucall, without reading it: no ioctl, for
- * loops that only re-enter the guest (bench/).  Weak default: ucall_arch_gva().
+ * loops that only re-enter the guest (selfbench/).  Weak default: ucall_arch_gva().
  */
 bool ucall_exit(struct kvm_vcpu *vcpu);
 /* Fail the test with the guest's file, line, expression and values. */

@@ -37,7 +37,7 @@ static struct account_region {
 static int nr_regions;
 
 static uint64_t startup_ns;
-static uint64_t start_ns;	/* KMP_START_NS: when bench/startup exec'd us */
+static uint64_t start_ns;	/* KMP_START_NS: when selfbench/startup exec'd us */
 static uint32_t startup_vcpus;
 static bool startup_done, startup_wanted;
 

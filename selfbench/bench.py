@@ -3,12 +3,12 @@
 """make bench: does the suite measure the kernel, or itself?  (docs/perf.md)
 
 Runs every benchmark at a small scale, several times, unpinned and pinned,
-with harness accounting on (KMP_ACCOUNT, lib/account.c), next to bench/'s
+with harness accounting on (KMP_ACCOUNT, lib/account.c), next to selfbench/'s
 bare tools that issue the same ioctls on the same VM state; then start-up
 and scale runs.  Prints one table (figure, value, budget, verdict) and writes
 the results next to the tools (TOOLS/results.json): an ordinary run changes
 no tracked file.  With --record (make bench-record) it also writes the
-tracked bench/results.json and appends a dated entry to docs/perf.md.
+tracked selfbench/results.json and appends a dated entry to docs/perf.md.
 
   bench.py --bin DIR --tools DIR --src SRC [--runs N] [--quick] [--no-scale]
            [--record] [--out FILE] [--perf-md FILE] [--label TEXT]
@@ -66,7 +66,7 @@ def measure(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", help="the benchmarks' build directory")
-    ap.add_argument("--tools", help="bench/'s tools' build directory")
+    ap.add_argument("--tools", help="selfbench/'s tools' build directory")
     ap.add_argument("--history-from", metavar="RESULTS",
                     help="only append RESULTS' entry to the history")
     ap.add_argument("--src", required=True, help="the source tree")
@@ -74,9 +74,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="2 runs (never recorded)")
     ap.add_argument("--no-scale", action="store_true", help="skip the scale runs")
     ap.add_argument("--record", action="store_true",
-                    help="also write SRC/bench/results.json and append to docs/perf.md")
+                    help="also write SRC/selfbench/results.json and append to docs/perf.md")
     ap.add_argument("--out", help="results file (default TOOLS/results.json; with --record "
-                    "SRC/bench/results.json)")
+                    "SRC/selfbench/results.json)")
     ap.add_argument("--perf-md", help="history file (default SRC/docs/perf.md)")
     ap.add_argument("--label", default="", help="a note for the history entry")
     args = ap.parse_args()
@@ -93,7 +93,7 @@ def main():
         args.runs = 2
     if args.runs < 2:
         ap.error("--runs: at least 2 (a CV needs two values)")
-    out_path = args.out or (os.path.join(args.src, "bench", "results.json") if args.record
+    out_path = args.out or (os.path.join(args.src, "selfbench", "results.json") if args.record
                             else os.path.join(args.tools, "results.json"))
     if os.geteuid() != 0:
         log("not root: zap_latency's trace figures and hugetlb will be unavailable")
