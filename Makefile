@@ -127,7 +127,8 @@ UNIT_BIN := $(OUTPUT)/bin/unit_tests
 
 # Script tests (tests/*_test.sh, tests/*_test.py), copied next to the binaries.
 SCRIPT_TESTS := $(notdir $(wildcard $(SRC)/tests/*_test.sh $(SRC)/tests/*_test.py))
-SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS)) $(OUTPUT)/bin/kmp_testlib.py
+SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS)) $(OUTPUT)/bin/kmp_testlib.py \
+	$(OUTPUT)/bin/kmp_testlib.sh
 
 # Small host tools (tools/NAME.c -> bin/NAME), e.g. kmp_cap for run.sh.
 TOOL_NAMES := $(patsubst $(SRC)/tools/%.c,%,$(wildcard $(SRC)/tools/*.c))
@@ -141,6 +142,8 @@ $(OUTPUT)/bin/%_test.sh: $(SRC)/tests/%_test.sh
 $(OUTPUT)/bin/%_test.py: $(SRC)/tests/%_test.py
 	$(Q)mkdir -p $(dir $@) && cp $< $@
 $(OUTPUT)/bin/kmp_testlib.py: $(SRC)/tests/kmp_testlib.py
+	$(Q)mkdir -p $(dir $@) && cp $< $@
+$(OUTPUT)/bin/kmp_testlib.sh: $(SRC)/tests/kmp_testlib.sh
 	$(Q)mkdir -p $(dir $@) && cp $< $@
 
 .PHONY: all check run_tests install clean deps

@@ -10,21 +10,13 @@
 set -u
 SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
 RUN=$SRC/run.sh
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
+# script here and in bin/.
+# shellcheck source=tests/kmp_testlib.sh
+. "$(dirname "$0")/kmp_testlib.sh"
+scratch
 export KMP_RESULTS=$TMP/results
 CACHE=$SRC/build/x86_64/emu-ab
-n=0 failed=0
-
-ok() {	# ok CONDITION-EXIT-CODE NAME
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # refused NAME EXPECTED-TEXT ARGS...: run.sh ab ARGS exits 2 with one stderr
 # line holding EXPECTED-TEXT, and the cache folder is as it was.
@@ -38,7 +30,7 @@ refused() {
 		[ "$before" = "$after" ]
 	local r=$?
 	[ $r = 0 ] || printf '# rc %s: %s\n' "$rc" "${out//$'\n'/$'\n'# }"
-	ok $r "$name"
+	result $r "$name"
 }
 
 echo "TAP version 13"
@@ -69,7 +61,7 @@ refused "a source tree built in place is refused, not cleaned" "was built in pla
 	--kernel "$TMP/built/" --patch "$TMP/fix.patch"
 [ "$sum" = "$(find "$TMP/built" -type f -exec sha256sum {} + | sort | sha256sum)" ] &&
 	[ -d "$TMP/built/include/config" ]
-ok $? "the tree built in place is left exactly as it was"
+result $? "the tree built in place is left exactly as it was"
 
 # A package file's path has a / too, but it is not a source to build.
 mkdir -p "$TMP/debs"
@@ -103,10 +95,10 @@ refused "a source package name that is not linux-source-X.Y" "not a source packa
 # MMU is in tests/results_test.py.
 out=$("$SRC/scripts/emu/mmu.sh" x86_64 legacy-npt); rc=$?
 [ $rc = 0 ] && [ "$out" = "EMU_MMU=legacy-npt EMU_KERNEL=6.12 EMU_MACHINE='' EMU_CPU=max EMU_PARAMS=kvm_amd.npt=1\\ kvm.tdp_mmu=0 EMU_RECORD=legacy\\ tdp" ]
-ok $? "configs/emu-hosts: legacy-npt's line, its parameters and the record value that proves it"
+result $? "configs/emu-hosts: legacy-npt's line, its parameters and the record value that proves it"
 out=$("$SRC/scripts/emu/mmu.sh" arm64 tdp 2>&1); rc=$?
 [ $rc = 2 ] && [ "$out" = "--mmu 'tdp': the emulated arm64 host's KVM MMU must be stage2 (configs/emu-hosts)" ]
-ok $? "configs/emu-hosts: an MMU that the arch's lines do not have is refused, naming those it has"
+result $? "configs/emu-hosts: an MMU that the arch's lines do not have is refused, naming those it has"
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]

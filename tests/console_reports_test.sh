@@ -8,17 +8,15 @@
 set -u
 SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
 CR=$SRC/scripts/emu/console-reports.sh
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-n=0 failed=0
-ok() {	# ok CONDITION-EXIT-CODE NAME
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
-}
+# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
+# script here and in bin/.
+# shellcheck source=tests/kmp_testlib.sh
+. "$(dirname "$0")/kmp_testlib.sh"
+scratch
 # A console that reached its end: boot lines, the suite's output, the dump.
 clean() {
 	printf '%s\n' '[    0.000000] Linux version 6.12.118 (gcc 12.2.0)' \
-		'# ok 1 selftests: WARNING: in a test name, not the kernel' \
+		'# result 1 selftests: WARNING: in a test name, not the kernel' \
 		'# dirty_log_perf: BUG: a word the suite may print' \
 		'KMP-REC-AB-BEGIN' 'KMP-REC H4sIAAAAAAAAA+3OMQ6AIBBE0e' 'KMP-REC-AB-END' \
 		'KMP-REC-DMESG Linux version 6.12.118 (gcc 12.2.0)' \
@@ -35,7 +33,7 @@ fails() {
 	out=$("$CR" "$TMP/log" "ab: side B (k)"); rc=$?
 	[ $rc = 1 ] && [[ "$(sed -n 1p <<< "$out")" == "ab: side B (k): the kernel reported trouble ("[1-9]" line(s) in $TMP/log); the first:" ]] &&
 		[ "$(sed -n 2p <<< "$out")" = "  | $first" ] && [ "$(sed -n 3p <<< "$out")" = "  | $next" ]
-	ok $? "$name"
+	result $? "$name"
 }
 
 echo "TAP version 13"
@@ -43,7 +41,7 @@ echo "1..18"
 clean > "$TMP/clean.log"
 out=$("$CR" "$TMP/clean.log" "ab: side B (k)"); rc=$?
 [ $rc = 0 ] && [ -z "$out" ]
-ok $? "a kernel log without a report passes, silently: the suite's own lines never match"
+result $? "a kernel log without a report passes, silently: the suite's own lines never match"
 
 # WARN_ON_ONCE() in 6.12, as kvm_mmu_slot_apply_flags()'s printed it: no
 # printk time (tinyconfig) and then with it, and with PRINTK_CALLER's tag.
@@ -92,22 +90,22 @@ fails "a soft lockup, after watchdog's prefix" 'watchdog: BUG: soft lockup - CPU
 	echo 'KMP-REC-DMESG BUG: sleeping function called from invalid context at mm/y.c:2'; } > "$TMP/two.log"
 out=$("$CR" "$TMP/two.log" "L"); rc=$?
 [ $rc = 1 ] && [ "$(head -1 <<< "$out")" = "L: the kernel reported trouble (2 line(s) in $TMP/two.log); the first:" ]
-ok $? "a report on the console and in the dump counts once"
+result $? "a report on the console and in the dump counts once"
 
 clean | grep -v '^KMP-REC-DMESG' > "$TMP/died.log"
 echo 'kernel BUG at mm/x.c:1!' >> "$TMP/died.log"
 "$CR" "$TMP/died.log" "L" 2> "$TMP/err"; rc=$?
 [ $rc = 2 ] && grep -q "the host did not reach its end" "$TMP/err" && grep -q 'on the console: kernel BUG at mm/x.c:1!' "$TMP/err"
-ok $? "a console without the kernel log (a host that died) is an error, quoting the console's report"
+result $? "a console without the kernel log (a host that died) is an error, quoting the console's report"
 
 clean | grep -v 'Linux version' > "$TMP/wrapped.log"
 "$CR" "$TMP/wrapped.log" "L" 2> "$TMP/err"; rc=$?
 [ $rc = 2 ] && grep -q "the ring buffer wrapped" "$TMP/err"
-ok $? "a kernel log without its banner (a wrapped ring buffer) is an error, not a pass"
+result $? "a kernel log without its banner (a wrapped ring buffer) is an error, not a pass"
 
 "$CR" "$TMP/none.log" "L" 2> /dev/null; rc=$?
 [ $rc = 2 ]
-ok $? "an unreadable console log is an error, not a pass"
+result $? "an unreadable console log is an error, not a pass"
 
 echo "# $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]

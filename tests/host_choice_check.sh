@@ -10,20 +10,12 @@
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$SRC/run.sh
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
+# script here and in bin/.
+# shellcheck source=tests/kmp_testlib.sh
+. "$(dirname "$0")/kmp_testlib.sh"
+scratch
 export KMP_RESULTS=$TMP/results
-n=0 failed=0
-result() {	# result OK NAME [DETAIL...]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		printf '%s\n' "${@:3}" | sed 's/^/# /'
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
 # The one results folder a run made, newest first.
 newest() { find "$KMP_RESULTS" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | sed -n '1s/^[^ ]* //p'; }
 # The record of section $2 in folder $1: its status, and whether its host is emulated under icount.

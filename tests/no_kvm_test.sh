@@ -14,19 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${KMP_BIN:-$here}
 src=${KMP_SRC_DIR:-$(dirname "$here")}
 base=$(dirname "$bin")
-n=0 failed=0
-result() {	# result OK NAME [DETAIL...]
-	local ok=$1 name=$2
-	n=$((n + 1))
-	shift 2
-	if [ "$ok" = 0 ]; then
-		echo "ok $n $name"
-	else
-		printf '%s\n' "$@" | sed 's/^/# /'
-		echo "not ok $n $name"
-		failed=$((failed + 1))
-	fi
-}
+# result, KTAP's lines: tests/kmp_testlib.sh, beside this script here and in bin/.
+# shellcheck source=tests/kmp_testlib.sh
+. "$here/kmp_testlib.sh"
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ] || ! unshare --mount true 2>/dev/null; then
 	echo "1..0 # SKIP needs root and mount namespaces to hide /dev/kvm"

@@ -6,20 +6,12 @@
 set -u
 SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
 RUN=$SRC/run.sh
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
+# script here and in bin/.
+# shellcheck source=tests/kmp_testlib.sh
+. "$(dirname "$0")/kmp_testlib.sh"
+scratch
 export KMP_RESULTS=$TMP/results
-n=0 failed=0
-
-ok() {	# ok CONDITION-EXIT-CODE NAME
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
 
 diag() {	# diag TEXT: every line of TEXT as a KTAP diagnostic ("# ...")
 	printf '# %s\n' "${1//$'\n'/$'\n'# }"
@@ -30,7 +22,7 @@ echo "TAP version 13"
 if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
 	if [ "${KMP_REQUIRE_KVM:-0}" = 1 ]; then
 		echo "1..1"
-		echo "not ok 1 KMP_REQUIRE_KVM=1 but /dev/kvm cannot be opened"
+		echo "not result 1 KMP_REQUIRE_KVM=1 but /dev/kvm cannot be opened"
 		exit 1
 	fi
 	echo "1..0 # SKIP /dev/kvm cannot be opened: run.sh's runs need guests"
@@ -50,18 +42,18 @@ for g in $groups; do
 		bad=1
 	fi
 done
-ok $bad "dry run of every group ($(wc -w <<< "$groups") groups)"
+result $bad "dry run of every group ($(wc -w <<< "$groups") groups)"
 
 # 2. Bad usage is a clear error, exit 2.
 out=$("$RUN" -g nosuch 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "-g 'nosuch': no such group" <<< "$out"
-ok $? "unknown group is an error"
+result $? "unknown group is an error"
 out=$("$RUN" --repeat 0 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--repeat '0'" <<< "$out"
-ok $? "--repeat 0 is an error"
+result $? "--repeat 0 is an error"
 out=$("$RUN" -t nosuch 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "-t 'nosuch': no such section" <<< "$out"
-ok $? "unknown section is an error"
+result $? "unknown section is an error"
 
 # 3. A real ci subset, twice each: one folder with every log and record.
 out=$("$RUN" -t dlp-seed003 -t tlbie-seed001 --repeat 2 2>&1); rc=$?
@@ -74,13 +66,13 @@ diag "$out"
 			[ -s "$dir/$s.$r.log" ] && "$SRC/scripts/check-record.py" "$dir/$s.$r.json" || exit 1
 		done
 	done
-ok $? "ci subset with --repeat 2: logs, valid records, KTAP summary"
+result $? "ci subset with --repeat 2: logs, valid records, KTAP summary"
 
 # 4. A second run never reuses a folder (even within the same second).
 d1=$("$RUN" -t tlbie-seed001 --dry-run >/dev/null; "$RUN" -t dlp-seed003 2>&1 | sed -n 's/^results: //p')
 d2=$("$RUN" -t dlp-seed003 2>&1 | sed -n 's/^results: //p')
 [ -n "$d1" ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] && [ -s "$d1/dlp-seed003.1.json" ]
-ok $? "every run gets a new results folder"
+result $? "every run gets a new results folder"
 
 # 5. An unmet requirement is a skip with the reason.
 mkdir -p "$TMP/cfg"
@@ -90,7 +82,7 @@ skip_case() {	# skip_case REQUIRES REASON NAME: a one-section group must skip wi
 	out=$(KMP_CONFIGS=$TMP/cfg "$RUN" -g t 2>&1); rc=$?
 	dir=$(sed -n 's/^results: //p' <<< "$out")
 	[ $rc = 0 ] && grep -qF "# SKIP $2" "$dir/summary.ktap"
-	ok $? "$3"
+	result $? "$3"
 }
 skip_case hugetlb:1G:100000 "needs 100000 1G hugetlb pages: more than this host's memory" \
 	"unmet requirement is a skip with the reason"
@@ -111,13 +103,13 @@ timeout = 60
 EOF
 KMP_CONFIGS=$TMP/cfg "$RUN" -g t > /dev/null 2>&1
 [ ! -e "$TMP/pwned" ]
-ok $? "args are never evaluated"
+result $? "args are never evaluated"
 
 # 7. A bad config is a clear error naming the file and line.
 printf '[x]\nfile = tlbie_bench\ncolour = red\n' > "$TMP/cfg/t.cfg"
 out=$(KMP_CONFIGS=$TMP/cfg "$RUN" --list 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "t.cfg:3: unknown key 'colour'" <<< "$out"
-ok $? "unknown config key names file and line"
+result $? "unknown config key names file and line"
 
 # 8. Ctrl-C stops the group cleanly and lists what did not run.
 cat > "$TMP/cfg/t.cfg" <<'EOF'
@@ -139,22 +131,22 @@ sleep 3
 kill -INT -- -"$pid" 2>/dev/null || kill -INT "$pid"
 wait "$pid"; rc=$?
 grep -q "did not run: slow-b.1" "$TMP/int.out" && [ $rc = 130 ] && ! pgrep -x tlbie_bench > /dev/null
-ok $? "Ctrl-C stops cleanly and lists what did not run (rc=$rc)"
+result $? "Ctrl-C stops cleanly and lists what did not run (rc=$rc)"
 
 # 9-10. A sweep: one run per value, then text, CSV and plots.
 out=$("$RUN" sweep tlbie-seed001 --vary vcpus=1,2 2>&1); rc=$?
 dir=$(sed -n 's/^results: //p' <<< "$out")
 diag "$out"
 [ $rc = 0 ] && [ -s "$dir/tlbie-seed001-vcpus=1.1.json" ] && [ -s "$dir/tlbie-seed001-vcpus=2.1.json" ]
-ok $? "sweep runs each value"
+result $? "sweep runs each value"
 [ -s "$dir/sweep.txt" ] && [ -s "$dir/sweep.csv" ] && [ -s "$dir/sweep.png" ] && [ -s "$dir/sweep.svg" ] &&
 	[ "$(grep -c . "$dir/sweep.csv")" -ge 3 ]
-ok $? "sweep writes its table, CSV, PNG and SVG"
+result $? "sweep writes its table, CSV, PNG and SVG"
 
 # 11. compare refuses what is not a results folder.
 out=$("$RUN" compare "$TMP/nope" "$TMP" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "is not a results folder" <<< "$out"
-ok $? "compare of a missing folder is an error"
+result $? "compare of a missing folder is an error"
 
 # 12. compare of two real runs prints the tlbie line.
 a=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
@@ -162,7 +154,7 @@ b=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
 out=$("$RUN" compare "$a" "$b" 2>&1); rc=$?
 diag "$out"
 [ $rc = 0 ] && grep -q "total throughput: " <<< "$out"
-ok $? "compare of two real runs"
+result $? "compare of two real runs"
 
 # 12b. compare's options pass through run.sh: --json data, a bad --alpha named, one
 # folder per boot with vs (the same boot twice: warned), and an unknown option.
@@ -173,12 +165,12 @@ json=$("$RUN" compare --json "$a" "$b" 2>&1) &&
 	out=$("$RUN" compare "$a" "$b" vs "$b" "$a" 2>&1) &&
 	grep -q "^# warning: BASE: folders .* are from one boot" <<< "$out" &&
 	! "$RUN" compare --bogus "$a" "$b" 2>/dev/null
-ok $? "compare --json, --alpha out of range, several folders a side with vs, unknown option"
+result $? "compare --json, --alpha out of range, several folders a side with vs, unknown option"
 
 # 13. An unknown group beside a known one is an error too, not ignored.
 out=$("$RUN" -g ci -g nosuch --dry-run 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "-g 'nosuch': no such group" <<< "$out"
-ok $? "-g ci -g nosuch: the unknown group is an error"
+result $? "-g ci -g nosuch: the unknown group is an error"
 
 # 14. A config's "*" is a word, never a glob of the current directory.
 cfg=$TMP/globcfg
@@ -189,18 +181,18 @@ out2=$(cd "$TMP/globcwd" && KMP_CONFIGS=$cfg "$RUN" -g zz_file --dry-run 2>&1); 
 diag "$out"
 [ $rc = 0 ] && grep -q "would skip: unknown requirement '\*'" <<< "$out" && [ $rc2 = 2 ] &&
 	grep -q -- "-g 'zz_file': no such group" <<< "$out2"
-ok $? "a config's '*' is not glob-expanded (groups, requires)"
+result $? "a config's '*' is not glob-expanded (groups, requires)"
 
 # 15. A NUL byte in a config is an error, not dropped.
 printf '[g1]\nfile = tlbie_bench\0evil\nargs = -t 1\ngroups = ci\n' > "$cfg/g.cfg"
 out=$(KMP_CONFIGS=$cfg "$RUN" --list 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "contains a NUL byte" <<< "$out"
-ok $? "a NUL byte in a config is an error"
+result $? "a NUL byte in a config is an error"
 
 # 16. --list gives each arch-bound section its arches.
 out=$("$RUN" --list 2>&1); rc=$?
 [ $rc = 0 ] && grep -q "^zap-seed004 .*(arch: x86_64)" <<< "$out"
-ok $? "--list names the arch of arch-bound sections"
+result $? "--list names the arch of arch-bound sections"
 
 # 17. Many -t sections: the results folder is still a valid name.
 rm -f "$cfg/g.cfg"
@@ -213,7 +205,7 @@ done
 out=$(KMP_CONFIGS=$cfg "$RUN" "${args[@]}" 2>&1); rc=$?
 dir=$(sed -n 's/^results: //p' <<< "$out")
 [ $rc = 0 ] && [ -d "$dir" ] && [[ $dir == *-40-sections ]]
-ok $? "40 -t sections: a results folder named by their count"
+result $? "40 -t sections: a results folder named by their count"
 
 # 18. SIGHUP or SIGTERM to run.sh alone (not its group): the benchmark is
 # stopped too (its record says so), the folder is marked incomplete, the
@@ -231,7 +223,7 @@ for sig in HUP TERM; do
 		grep -q "^# interrupted by SIG$sig: did not run: slow-b.1" "$dir/summary.ktap" &&
 		grep -q "interrupted by SIG$sig" "$dir/incomplete" &&
 		grep -q '"status": *"interrupted"' "$dir/slow-a.1.json"
-	ok $? "SIG$sig to run.sh: the benchmark stops, the folder is marked (rc=$rc)"
+	result $? "SIG$sig to run.sh: the benchmark stops, the folder is marked (rc=$rc)"
 done
 
 # 19. SIGKILL to run.sh: the benchmark still stops (SIGTERM as its parent
@@ -248,7 +240,7 @@ diag "$out"
 ! pgrep -x tlbie_bench > /dev/null && [ -s "$dir/incomplete" ] &&
 	grep -q '"status": *"interrupted"' "$dir/slow-a.1.json" &&
 	grep -q "warning: BASE $dir is incomplete" <<< "$out"
-ok $? "SIGKILL to run.sh: the benchmark stops, compare warns about the folder"
+result $? "SIGKILL to run.sh: the benchmark stops, compare warns about the folder"
 
 # 20. A run that skipped before writing a record: the summary counts it as
 # summary.ktap does (one source of truth), with the reason.
@@ -257,7 +249,7 @@ out=$(KMP_CONFIGS=$cfg "$RUN" -g sk 2>&1); rc=$?
 diag "$out"
 [ $rc = 0 ] && grep -q "0 pass, 0 fail, 1 skip" <<< "$out" &&
 	grep -q "run 1 skip: -n: nested" <<< "$out"
-ok $? "a skip without a record is counted as summary.ktap says"
+result $? "a skip without a record is counted as summary.ktap says"
 
 # 22. compare takes a --results parent holding one run, and names the runs
 # of a parent holding more.
@@ -266,11 +258,11 @@ for p in par1 par2; do
 done
 out=$("$RUN" compare "$TMP/par1" "$TMP/par2" 2>&1); rc=$?
 [ $rc = 0 ] && grep -q "^# compare BASE $TMP/par1/.*-sk -> NEW $TMP/par2/.*-sk" <<< "$out"
-ok $? "compare of two --results parents with one run each"
+result $? "compare of two --results parents with one run each"
 KMP_CONFIGS=$cfg "$RUN" -g sk --results "$TMP/par2" > /dev/null 2>&1
 out=$("$RUN" compare "$TMP/par1" "$TMP/par2" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "'$TMP/par2' holds 2 results folders; name one" <<< "$out"
-ok $? "compare of a parent with two runs names them"
+result $? "compare of a parent with two runs names them"
 
 # 21. A results filesystem that fills up: host.txt never silently empty, and
 # a run whose log could not be written says that the disk is full.
@@ -278,7 +270,7 @@ for size in 4k 12k; do
 	mnt=$TMP/full-$size
 	mkdir -p "$mnt"
 	if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=$size tmpfs "$mnt" 2>/dev/null; then
-		ok 0 "results on a $size tmpfs # SKIP needs root to mount a tmpfs"
+		result 0 "results on a $size tmpfs # SKIP needs root to mount a tmpfs"
 		continue
 	fi
 	out=$("$RUN" -t tlbie-seed001 --results "$mnt" 2>&1); rc=$?
@@ -286,7 +278,7 @@ for size in 4k 12k; do
 	diag "$out"
 	[ $rc != 0 ] && grep -qi "no space left" <<< "$out" &&
 		{ [ ! -e "$dir/host.txt" ] || [ -s "$dir/host.txt" ] || grep -q "cannot write $dir/host.txt" <<< "$out"; }
-	ok $? "results on a $size tmpfs: a clear 'no space left', never a silent empty host.txt"
+	result $? "results on a $size tmpfs: a clear 'no space left', never a silent empty host.txt"
 	umount "$mnt"
 done
 
