@@ -58,7 +58,7 @@ LOCKSTEP = {"own CPUs": ["-v", "1", "-b", "64M", "-i", "10"],
 # group's), each run in pairs with its bare tool (FIDELITY) issuing the
 # same ioctls with the options it takes.  The bare tool's spread is what
 # this host gives any program issuing those ioctls; the budget is that the
-# suite's is not significantly larger (kmp_stats.spread_test, one-sided,
+# suite's is not significantly larger (kmp_spread.spread_test, one-sided,
 # at NOISE_ALPHA), judged every run whatever the host's load: the pairs
 # interleave, so the load falls on both sides alike.
 NOISE = {"dlp-seed003": ("get_dirty_log_time", "clear_dirty_log_time"),
@@ -69,7 +69,7 @@ NOISE = {"dlp-seed003": ("get_dirty_log_time", "clear_dirty_log_time"),
 NOISE_ALPHA = 0.05
 
 # Pairs a section runs: the fewest at which the test finds a spread ratio
-# of 1.5 in 4 runs of 5 (kmp_stats.spread_power(50, 1.5) = 0.82, 2000
+# of 1.5 in 4 runs of 5 (kmp_spread.spread_power(50, 1.5) = 0.82, 2000
 # lognormal draws; 40 pairs give 0.74, 30 give 0.62).
 NOISE_PAIRS = 50
 

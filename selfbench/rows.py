@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from kmp import stats as kmp_stats  # noqa: E402
+from kmp import spread as kmp_spread  # noqa: E402
 from budgets import (BARE_REST, FIDELITY_RANGE, LOCKSTEP, MEM_FIXED, MEM_SHARE,  # noqa: E402
                      NOISE, NOISE_ALPHA, OVERHEAD_BUDGET, STARTUP_ARGS, STARTUP_BUDGET, SUITE,
                      TOTAL_BUDGET)
@@ -290,18 +290,18 @@ def noise_row(row, name, r, fig):
         return
     suite, bare = [p[0] for p in pairs], [p[1] for p in pairs]
     try:
-        test = kmp_stats.spread_test(suite, bare)
+        test = kmp_spread.spread_test(suite, bare)
     except ValueError as e:     # a figure of 0 or less has no relative spread
         row("noise", label, "no spread test: %s" % e, budget, "FAIL")
         return
     # 90%: its lower end is the one-sided 95% bound, the test's side and level.
-    ratio, lo, hi = kmp_stats.spread_ratio_ci(pairs, conf=0.90)
+    ratio, lo, hi = kmp_spread.spread_ratio_ci(pairs, conf=0.90)
     f = fmt_s if "time" in fig or "latency" in fig else (lambda x: "%.4g/s" % x)
     value = "%s (90%% CI %s; suite %s, bare %s; CV %s, %s; medians %s, %s; %d pairs, p=%.3g, " \
         "%s; host steal time %d ms)" % (
             "%.2f" % ratio if ratio is not None else "n/a (bare has no spread)",
             "%.2f..%.2f" % (lo, hi) if lo is not None else "n/a",
-            fmt_pct(kmp_stats.spread(suite)), fmt_pct(kmp_stats.spread(bare)),
+            fmt_pct(kmp_spread.spread(suite)), fmt_pct(kmp_spread.spread(bare)),
             fmt_pct(cv(suite)), fmt_pct(cv(bare)), f(median(suite)), f(median(bare)),
             len(pairs), test.p, test.method, r["steal_ticks"] * 1000 // os.sysconf("SC_CLK_TCK"))
     row("noise", label, value, budget, "FAIL" if test.p <= NOISE_ALPHA else "ok",

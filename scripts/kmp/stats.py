@@ -5,27 +5,20 @@ A sample is one value per run (or per boot), never per iteration.  compare's
 methods are exact for the sample sizes the suite runs (tens, not
 thousands), need no distribution assumption, and have no randomness; make
 bench's spread comparison is the Brown-Forsythe t test, with a bootstrap
-interval and a simulated power, both with a fixed seed:
+interval and a simulated power, both with a fixed seed (kmp/spread.py):
 
   median_ci        order-statistic interval of a median (binomial coverage)
   rank_sum_test    two-sided Mann-Whitney U test: the exact permutation
                    distribution of the rank sum, with midranks for ties (over
                    EXACT_MAX runs a side, the normal approximation, named)
-  shift_ci         Hodges-Lehmann shift with its distribution-free interval
   shift_interval   the shifts the rank test does not reject: its own interval
   least_n          the fewest runs a side at which the test can reach alpha
   runs_to_settle   about how many runs a side would settle an open comparison
   holm             Holm's step-down correction over many tests (holm_adjusted:
                    each test's adjusted p)
   geomean          geometric mean of ratios, leaving out those with a 0
-  spread_test      is one sample more spread than another: the one-sided
-                   Brown-Forsythe t test on log values
-  spread_ratio_ci  the ratio of two samples' spreads, with a bootstrap
-                   interval
-  spread_power     how often spread_test finds a given ratio at n a side
 """
 import math
-import random
 from collections import namedtuple
 from fractions import Fraction
 
@@ -34,7 +27,6 @@ TestResult = namedtuple("TestResult", "p statistic method")
 # Runs a side up to which the rank test is exact (a side of 25 takes ~50 ms);
 # more use the normal approximation, and the row's method says so.
 EXACT_MAX = 25
-ShiftCI = namedtuple("ShiftCI", "shift lo hi coverage")
 
 
 def median(xs):
@@ -145,52 +137,6 @@ def least_n(alpha, other=None):
         if k > 1000:
             return None
     return k
-
-
-def _u_null_counts(m, n):
-    """Counts of U = 0 .. m n over all splits, without ties (the classical recursion)."""
-    # f[j][k]: splits of j a-values and k b-values by U; built up row by row.
-    prev = [[1] for _ in range(n + 1)]          # j = 0: U is 0
-    for j in range(1, m + 1):
-        cur = [[1]]                             # k = 0: U is 0
-        for k in range(1, n + 1):
-            # the largest value is an a (adds k to U) or a b (adds nothing)
-            x, y = prev[k], cur[k - 1]
-            size = j * k + 1
-            row = [0] * size
-            for u, c in enumerate(x):
-                row[u + k] += c
-            for u, c in enumerate(y):
-                row[u] += c
-            cur.append(row)
-        prev = cur
-    return prev[n]
-
-
-def shift_ci(a, b, conf=0.95):
-    """Hodges-Lehmann estimate of the shift b - a (median of all pairwise
-    differences) and its distribution-free interval: the order statistics of
-    the differences at the U distribution's critical values.  None where
-    even the full range of differences covers less than conf."""
-    m, n = len(a), len(b)
-    d = sorted(y - x for x in a for y in b)
-    if min(m, n) > EXACT_MAX:      # the critical count from the normal approximation
-        z = _normal_quantile(1 - (1 - conf) / 2)
-        c = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
-        if c < 0:
-            return None
-        return ShiftCI(median(d), d[c], d[m * n - 1 - c], conf)
-    counts = _u_null_counts(m, n)
-    total = math.comb(m + n, m)
-    tail, c = 0, -1
-    # largest c with P(U <= c) <= (1 - conf) / 2
-    while c + 1 < len(counts) and (tail + counts[c + 1]) / total <= (1 - conf) / 2:
-        tail += counts[c + 1]
-        c += 1
-    if c < 0:
-        return None
-    k = c + 1                      # the interval is [d_(k), d_(mn+1-k)], 1-based
-    return ShiftCI(median(d), d[k - 1], d[m * n - k], 1 - 2 * tail / total)
 
 
 ShiftInterval = namedtuple("ShiftInterval", "lo hi lo_open hi_open")
@@ -329,115 +275,3 @@ def geomean(ratios):
     if not good:
         return None, len(ratios)
     return math.exp(sum(math.log(r) for r in good) / len(good)), len(ratios) - len(good)
-
-
-def log_spread(xs):
-    """Each value's |log x - median of the log values|: Brown-Forsythe's
-    deviations, on a log scale so that they are relative (a 10% swing reads
-    about 0.1 whatever the unit)."""
-    bad = [x for x in xs if not (isinstance(x, (int, float)) and math.isfinite(x) and x > 0)]
-    if bad:
-        raise ValueError("%r is not a positive finite value: a relative spread takes the log "
-                         "of each" % (bad[0],))
-    logs = [math.log(x) for x in xs]
-    mid = median(logs)
-    return [abs(v - mid) for v in logs]
-
-
-def spread(xs):
-    """The mean of log_spread(xs): a robust relative spread (about 0.8 CV for
-    normal values)."""
-    d = log_spread(xs)
-    return sum(d) / len(d)
-
-
-def spread_test(a, b):
-    """Is a more spread than b?  The Brown-Forsythe test, one-sided: Student's
-    t on the absolute deviations from each sample's median (log_spread),
-    which needs no normal values, only deviations well enough behaved for a
-    t test; on log values, so that a spread is relative.  ValueError, naming
-    it, for a value that has no log (0, negative, NaN, infinite)."""
-    za, zb = log_spread(a), log_spread(b)
-    m, n = len(za), len(zb)
-    method = "Brown-Forsythe (one-sided t on |log x - median|)"
-    if m < 2 or n < 2:
-        return TestResult(1.0, None, method)
-    ma, mb = sum(za) / m, sum(zb) / n
-    ss = sum((z - ma) ** 2 for z in za) + sum((z - mb) ** 2 for z in zb)
-    df = m + n - 2
-    if ss == 0:
-        return TestResult(1.0 if ma <= mb else 0.0, None, method)
-    t = (ma - mb) / math.sqrt(ss / df * (1 / m + 1 / n))
-    return TestResult(student_t_sf(t, df), t, method)
-
-
-def student_t_sf(t, df):
-    """P(T >= t) for Student's t with df degrees of freedom."""
-    tail = 0.5 * _reg_inc_beta(df / 2, 0.5, df / (df + t * t))
-    return tail if t >= 0 else 1 - tail
-
-
-def _reg_inc_beta(a, b, x):
-    """The regularized incomplete beta I_x(a, b), by its continued fraction
-    (modified Lentz), on the side where it converges fast."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    if x > (a + 1) / (a + b + 2):
-        return 1 - _reg_inc_beta(b, a, 1 - x)
-    front = math.exp(a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b)
-                     - math.lgamma(a) - math.lgamma(b)) / a
-    tiny = 1e-300
-    f, c, d = 1.0, 1.0, 0.0
-    for i in range(400):
-        m = i // 2
-        if i == 0:
-            num = 1.0
-        elif i % 2:
-            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        else:
-            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        d = 1 + num * d
-        d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + num / c
-        c = c if abs(c) > tiny else tiny
-        f *= c * d
-        if abs(c * d - 1) < 1e-15:
-            break
-    return front * (f - 1)
-
-
-def spread_ratio_ci(pairs, conf=0.95, draws=2000, seed=1):
-    """spread(a) / spread(b) of pairs [(a_i, b_i)] run one after the other,
-    and its percentile bootstrap interval: whole pairs are resampled, so the
-    load a pair shared stays shared.  None for an interval no draw could
-    give (a side with no spread)."""
-    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
-    sb = spread(b)
-    ratio = spread(a) / sb if sb else None
-    rng = random.Random(seed)
-    ratios = []
-    for _ in range(draws):
-        pick = rng.choices(pairs, k=len(pairs))
-        db = spread([p[1] for p in pick])
-        if db:
-            ratios.append(spread([p[0] for p in pick]) / db)
-    if not ratios:
-        return ratio, None, None
-    ratios.sort()
-    cut = int(len(ratios) * (1 - conf) / 2)
-    return ratio, ratios[cut], ratios[len(ratios) - 1 - cut]
-
-
-def spread_power(n, ratio, alpha=0.05, draws=400, seed=1):
-    """The share of spread_test runs, on n lognormal values a side whose log
-    spreads differ by ratio, that find a more spread than b at alpha: how
-    likely n pairs are to resolve that ratio (simulated, fixed seed)."""
-    rng = random.Random(seed)
-    hits = 0
-    for _ in range(draws):
-        a = [math.exp(rng.gauss(0, 0.1 * ratio)) for _ in range(n)]
-        b = [math.exp(rng.gauss(0, 0.1)) for _ in range(n)]
-        hits += spread_test(a, b).p <= alpha
-    return hits / draws
