@@ -3,8 +3,8 @@
  * Inside host_state (include/host_state.h is its interface): what its two
  * halves share.  lib/host_state.c keeps this process's table of host
  * changes and undoes them; lib/host_journal.c is the crash journal, written
- * before each change and read back to undo what dead processes left.
- * Nothing else includes this.
+ * before each change and read back to undo what dead processes left.  Both
+ * undo a change with include/host_undo.h.  Nothing else includes this.
  */
 #ifndef KMP_HOST_JOURNAL_H
 #define KMP_HOST_JOURNAL_H
@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "host_undo.h"
+
 #define HOST_STATE_PATH_MAX	256
 #define HOST_STATE_VALUE_MAX	512
-
-enum hs_kind { HS_WRITE, HS_DELTA, HS_DIR, HS_MOUNT, HS_DYNEVENT, HS_NR_KINDS };
 
 struct host_state_entry {
 	char path[HOST_STATE_PATH_MAX];
@@ -39,24 +39,6 @@ struct host_state_entry {
 
 /* Keep the compiler from moving slot stores past the publishing store. */
 #define publish_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-
-/* ---- lib/host_state.c: undoing a change (all async-signal-safe) ---------- */
-
-/* v in decimal, ending just before end. Returns the start. */
-char *hs_format_u64(char *end, uint64_t v);
-
-/* Up to size - 1 bytes of path into buf, NUL-terminated. Returns the length or -errno. */
-ssize_t hs_read_small(const char *path, char *buf, size_t size);
-
-/* Undo one change, for restore and recovery alike: 1, 0 (nothing left to undo) or -errno. */
-int hs_undo(enum hs_kind kind, const char *path, const char *arg, size_t len, uint64_t delta);
-
-/*
- * Call undo(ctx, i) for i = n-1 down to 0, a dynamic event only once what
- * was made after it is gone (lib/host_state.c says why).
- */
-void hs_undo_in_order(int n, enum hs_kind (*kind)(void *ctx, int i),
-		      void (*undo)(void *ctx, int i), void *ctx);
 
 /* ---- lib/host_journal.c: this process's journal ----------------------------- */
 

@@ -7,8 +7,8 @@
  * is also appended to a journal file of this process before it is made
  * (format in docs/library.md, "Host changes and the crash journal"), and
  * marked done when undone there.  host_state_recover() undoes what dead
- * processes' journals still hold, with host_state.c's own undo and in its
- * order.
+ * processes' journals still hold, with the undo that host_state.c's restore
+ * uses and in its order (lib/host_undo.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -26,6 +26,7 @@
 
 #include "host_journal.h"
 #include "host_state.h"
+#include "host_undo.h"
 #include "test_util.h"
 
 #define JOURNAL_DEFAULT_DIR	"/run/kvm-mmu-perf/journal"
