@@ -103,67 +103,40 @@ static uint64_t test_bytes(const struct dp_opts *o, uint32_t vcpus)
 	return ALIGN_UP(bytes * vcpus, backing_src_page_size(o->ms.src));
 }
 
-void dp_parse_options(struct dp_opts *o, int argc, char **argv)
+/* -u and the letters that apply only with it (-a -d -r -w); false for any other option. */
+static bool parse_uffd_opt(struct dp_opts *o, int opt)
 {
-	const char *sweep_text = NULL;
-	const char *cpu_list = NULL, *image = NULL;
-	uint32_t max_vcpus;
-	int opt;
-
-	memstress_params_init(&o->ms);
-	o->readers = 1;
-	o->repeat = 1;
-	o->src.kind = PAGE_SRC_CONSTANT;	/* upstream's: one prefilled page for every fault */
-	o->src.fd = -1;
-
-	while ((opt = getopt_long(argc, argv, ":ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {
-		if (memstress_parse_opt(&o->ms, opt, optarg))
-			continue;
-		switch (opt) {
-		case 'a':
-			o->one_uffd = true;
-			break;
-		case 'c':
-			cpu_list = optarg;
-			break;
-		case 'd':
-			o->delay_us = parse_u64_opt("-d", optarg, 0, 10 * 1000 * 1000);
-			break;
-		case 'r':
-			if (!strcmp(optarg, "vcpus"))
-				o->readers = 0;
-			else if (optarg[0] < '0' || optarg[0] > '9')
-				usage_error("-r '%s': must be an integer between 1 and 256, or vcpus",
-					    optarg);
-			else
-				o->readers = parse_u64_opt("-r", optarg, 1, 256);
-			break;
-		case 'u':
-			o->mode = uffd_mode_parse_opt("-u", optarg);
-			break;
-		case 'w':
-			o->mem_fault_exits = true;
-			break;
-		case OPT_SOURCE:
-			page_source_parse_opt(&o->src, "--source", optarg);
-			o->source_set = true;
-			break;
-		case OPT_SWEEP:
-			parse_sweep(o, optarg);
-			sweep_text = optarg;
-			break;
-		case OPT_REPEAT:
-			o->repeat = parse_u64_opt("--repeat", optarg, 1, 1000);
-			break;
-		case OPT_WRITE_IMAGE:
-			image = optarg;
-			break;
-		default:
-			bench_common_opt(opt, argv, &o->json_path, help);
-		}
+	switch (opt) {
+	case 'a':
+		o->one_uffd = true;
+		break;
+	case 'd':
+		o->delay_us = parse_u64_opt("-d", optarg, 0, 10 * 1000 * 1000);
+		break;
+	case 'r':
+		if (!strcmp(optarg, "vcpus"))
+			o->readers = 0;
+		else if (optarg[0] < '0' || optarg[0] > '9')
+			usage_error("-r '%s': must be an integer between 1 and 256, or vcpus",
+				    optarg);
+		else
+			o->readers = parse_u64_opt("-r", optarg, 1, 256);
+		break;
+	case 'u':
+		o->mode = uffd_mode_parse_opt("-u", optarg);
+		break;
+	case 'w':
+		o->mem_fault_exits = true;
+		break;
+	default:
+		return false;
 	}
-	usage_no_operands(argc, argv);
+	return true;
+}
 
+/* The checks that wait until every option is known, short of the source and /dev/kvm. */
+static void check_options(struct dp_opts *o, const char *cpu_list)
+{
 	if (o->mode == UFFD_MODE_MINOR && !backing_src_is_shared(o->ms.src))
 		usage_error("-u MINOR: needs a shared backing source (-s shmem or shared_hugetlb), "
 			    "not '%s'", backing_src_name(o->ms.src));
@@ -199,25 +172,73 @@ void dp_parse_options(struct dp_opts *o, int argc, char **argv)
 			    size_format(o->ms.vcpu_bytes, typed, sizeof(typed)),
 			    (unsigned long)backing_src_page_size(o->ms.src), backing_src_name(o->ms.src));
 	}
+}
+
+/* --write-image: the pattern for max_vcpus' memory, written instead of a run. */
+static void __attribute__((noreturn)) write_image(const struct dp_opts *o, const char *image,
+						   uint32_t max_vcpus)
+{
+	int fd = *image ? open(image, O_WRONLY | O_CREAT, 0644) : -1;
+
+	if (fd < 0)
+		usage_error("--write-image '%s': %s", image, *image ? strerror(errno) :
+			    "needs a file name");
+	close(fd);
+	page_source_write_image(image, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
+	printf("wrote %s: %lu bytes of pattern for guest memory at 0x%lx\n", image,
+	       (unsigned long)test_bytes(o, max_vcpus),
+	       (unsigned long)arch_test_mem_gpa(NULL));
+	exit(0);
+}
+
+void dp_parse_options(struct dp_opts *o, int argc, char **argv)
+{
+	const char *sweep_text = NULL;
+	const char *cpu_list = NULL, *image = NULL;
+	uint32_t max_vcpus;
+	int opt;
+
+	memstress_params_init(&o->ms);
+	o->readers = 1;
+	o->repeat = 1;
+	o->src.kind = PAGE_SRC_CONSTANT;	/* upstream's: one prefilled page for every fault */
+	o->src.fd = -1;
+
+	while ((opt = getopt_long(argc, argv, ":ab:c:d:hm:or:s:u:v:w", long_opts, NULL)) != -1) {
+		if (memstress_parse_opt(&o->ms, opt, optarg) || parse_uffd_opt(o, opt))
+			continue;
+		switch (opt) {
+		case 'c':
+			cpu_list = optarg;
+			break;
+		case OPT_SOURCE:
+			page_source_parse_opt(&o->src, "--source", optarg);
+			o->source_set = true;
+			break;
+		case OPT_SWEEP:
+			parse_sweep(o, optarg);
+			sweep_text = optarg;
+			break;
+		case OPT_REPEAT:
+			o->repeat = parse_u64_opt("--repeat", optarg, 1, 1000);
+			break;
+		case OPT_WRITE_IMAGE:
+			image = optarg;
+			break;
+		default:
+			bench_common_opt(opt, argv, &o->json_path, help);
+		}
+	}
+	usage_no_operands(argc, argv);
+	check_options(o, cpu_list);
 
 	/* The source must cover the largest run (checked now: no guest yet). */
 	max_vcpus = o->ms.nr_vcpus;
 	for (int i = 0; i < o->nr_sweep; i++)
 		if (o->sweep[i] > max_vcpus)
 			max_vcpus = o->sweep[i];
-	if (image) {
-		int fd = *image ? open(image, O_WRONLY | O_CREAT, 0644) : -1;
-
-		if (fd < 0)
-			usage_error("--write-image '%s': %s", image, *image ? strerror(errno) :
-				    "needs a file name");
-		close(fd);
-		page_source_write_image(image, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
-		printf("wrote %s: %lu bytes of pattern for guest memory at 0x%lx\n", image,
-		       (unsigned long)test_bytes(o, max_vcpus),
-		       (unsigned long)arch_test_mem_gpa(NULL));
-		exit(0);
-	}
+	if (image)
+		write_image(o, image, max_vcpus);
 	page_source_open(&o->src, arch_test_mem_gpa(NULL), test_bytes(o, max_vcpus));
 	/* Last, the limits only /dev/kvm knows. */
 	memstress_params_check(&o->ms);

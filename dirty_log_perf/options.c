@@ -134,12 +134,120 @@ static void eager_split_check(const struct dlp_opts *o, const char *text)
 		    allowed);
 }
 
+/* The options' values as typed: the checks after parsing need them, and name them. */
+struct dlp_typed {
+	const char *cpu_list;	/* -c */
+	const char *chunk;	/* -k */
+	const char *split;	/* --eager-split */
+	const char *gpa;	/* -p */
+};
+
+/* The letters memstress_parse_opt() does not take (upstream's, -k -l -j); false for others. */
+static bool parse_letter(struct dlp_opts *o, struct dlp_typed *t, int opt)
+{
+	switch (opt) {
+	case 'a':
+		o->ms.random_access = true;
+		break;
+	case 'c':
+		t->cpu_list = optarg;
+		break;
+	case 'e':
+		o->run_while_disabling = true;
+		break;
+	case 'g':
+		o->manual_protect = false;
+		break;
+	case 'i':
+		o->iterations = parse_u64_opt("-i", optarg, 2, 1000000);
+		break;
+	case 'j':
+		o->ms.nonstop = true;
+		break;
+	case 'k':
+		o->clear_chunk = parse_size_opt("-k", optarg);
+		t->chunk = optarg;
+		break;
+	case 'l':
+		o->clear_delay_ms = parse_u64_opt("-l", optarg, 0, 3600 * 1000);
+		break;
+	case 'n':
+		test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's guest "
+			  "library");
+	case 'p':
+		/* Upstream's guest test memory offset (gpa), a number in any base. */
+		o->ms.test_gpa = parse_u64_opt("-p", optarg, 1, (1ULL << 52) - 1);
+		t->gpa = optarg;
+		break;
+	case 'r':
+		o->ms.random_seed = parse_u64_opt("-r", optarg, 0, UINT32_MAX);
+		break;
+	case 'w':
+		o->ms.write_percent = parse_u64_opt("-w", optarg, 0, 100);
+		break;
+	case 'x':
+		/* KVM's own limit, which needs /dev/kvm, in memstress_params_check(). */
+		o->ms.slots = parse_u64_opt("-x", optarg, 1, UINT16_MAX);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* --ring N: a power of two, from the least ring KVM takes to this host's largest. */
+static void ring_check(const struct dlp_opts *o)
+{
+	uint32_t min = dirty_ring_min_entries(), max;
+
+	if (o->ring_entries & (o->ring_entries - 1) || o->ring_entries < min)
+		usage_error("--ring '%u': must be a power of two of at least %u entries",
+			    o->ring_entries, min);
+	/* The cap's value is the largest ring in bytes; KVM wants powers of two. */
+	max = (kvm_check_cap(KVM_CAP_DIRTY_LOG_RING_ACQ_REL) ?:
+	       kvm_check_cap(KVM_CAP_DIRTY_LOG_RING)) / sizeof(struct kvm_dirty_gfn);
+	if (!max)
+		test_skip("--ring: this host offers no dirty ring (KVM_CAP_DIRTY_LOG_RING)");
+	if (o->ring_entries > max)
+		usage_error("--ring '%u': must be a power of two between %u and %u entries",
+			    o->ring_entries, min, max);
+}
+
+/* The checks that wait until every option is known. */
+static void check_options(struct dlp_opts *o, const struct dlp_typed *t)
+{
+	/* Upstream aligns -p down to the backing's page; here a misaligned one is an error. */
+	if (t->gpa && o->ms.test_gpa % backing_src_page_size(o->ms.src))
+		usage_error("-p '%s': must be a multiple of the %s backing's %lu-byte pages", t->gpa,
+			    backing_src_name(o->ms.src),
+			    (unsigned long)backing_src_page_size(o->ms.src));
+
+	if (t->chunk && (o->clear_chunk == 0 || o->clear_chunk % clear_chunk_align())) {
+		char align[32], unit[32];
+
+		/* The dirty log's pages are the host's: 4K here gives 256K. */
+		size_format(clear_chunk_align(), align, sizeof(align));
+		usage_error("-k '%s': must be a non-zero multiple of %s (64 %spages: "
+			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)", t->chunk, align,
+			    dlp_log_page_unit(unit, sizeof(unit)));
+	}
+	if (o->ring_entries)
+		ring_check(o);
+	if (t->split)
+		eager_split_check(o, t->split);
+	if (o->ring_entries && (t->chunk || o->clear_delay_ms))
+		usage_error("-k/-l: chunked clearing applies to the bitmap log, not --ring");
+	if (o->ring_entries && !o->manual_protect)
+		usage_error("-g: the dirty ring has no manual-protect mode; drop -g with --ring");
+	age_check(o);
+	if (t->cpu_list)
+		memstress_pin_opt(&o->ms, t->cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
+	memstress_params_check(&o->ms);
+}
+
 void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 {
-	const char *cpu_list = NULL;
-	const char *chunk_text = NULL;
-	const char *split_text = NULL;
-	const char *p_text = NULL;
+	struct dlp_typed t = { 0 };
 	int opt;
 
 	memstress_params_init(&o->ms);
@@ -148,59 +256,16 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, ":ab:c:eghi:jk:l:m:nop:r:s:v:w:x:", long_opts,
 				  NULL)) != -1) {
-		if (memstress_parse_opt(&o->ms, opt, optarg))
+		if (memstress_parse_opt(&o->ms, opt, optarg) || parse_letter(o, &t, opt))
 			continue;
 		switch (opt) {
-		case 'a':
-			o->ms.random_access = true;
-			break;
-		case 'c':
-			cpu_list = optarg;
-			break;
-		case 'e':
-			o->run_while_disabling = true;
-			break;
-		case 'g':
-			o->manual_protect = false;
-			break;
-		case 'i':
-			o->iterations = parse_u64_opt("-i", optarg, 2, 1000000);
-			break;
-		case 'j':
-			o->ms.nonstop = true;
-			break;
-		case 'k':
-			o->clear_chunk = parse_size_opt("-k", optarg);
-			chunk_text = optarg;
-			break;
-		case 'l':
-			o->clear_delay_ms = parse_u64_opt("-l", optarg, 0, 3600 * 1000);
-			break;
-		case 'n':
-			test_skip("-n: nested (L2) vCPUs are not supported by kvm-mmu-perf's guest "
-				  "library");
-		case 'p':
-			/* Upstream's guest test memory offset (gpa), a number in any base. */
-			o->ms.test_gpa = parse_u64_opt("-p", optarg, 1, (1ULL << 52) - 1);
-			p_text = optarg;
-			break;
-		case 'r':
-			o->ms.random_seed = parse_u64_opt("-r", optarg, 0, UINT32_MAX);
-			break;
-		case 'w':
-			o->ms.write_percent = parse_u64_opt("-w", optarg, 0, 100);
-			break;
-		case 'x':
-			/* KVM's own limit, which needs /dev/kvm, in memstress_params_check(). */
-			o->ms.slots = parse_u64_opt("-x", optarg, 1, UINT16_MAX);
-			break;
 		case OPT_RING:
 			o->ring_entries = parse_u64_opt("--ring", optarg, 1, 1U << 30);
 			break;
 		case OPT_EAGER_SPLIT:
 			o->eager_split = true;
 			o->eager_split_chunk = parse_size_opt("--eager-split", optarg);
-			split_text = optarg;
+			t.split = optarg;
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
@@ -216,44 +281,5 @@ void dlp_parse_options(struct dlp_opts *o, int argc, char **argv)
 		}
 	}
 	usage_no_operands(argc, argv);
-	/* Upstream aligns -p down to the backing's page; here a misaligned one is an error. */
-	if (p_text && o->ms.test_gpa % backing_src_page_size(o->ms.src))
-		usage_error("-p '%s': must be a multiple of the %s backing's %lu-byte pages", p_text,
-			    backing_src_name(o->ms.src),
-			    (unsigned long)backing_src_page_size(o->ms.src));
-
-	if (chunk_text && (o->clear_chunk == 0 || o->clear_chunk % clear_chunk_align())) {
-		char align[32], unit[32];
-
-		/* The dirty log's pages are the host's: 4K here gives 256K. */
-		size_format(clear_chunk_align(), align, sizeof(align));
-		usage_error("-k '%s': must be a non-zero multiple of %s (64 %spages: "
-			    "KVM_CLEAR_DIRTY_LOG clears whole 64-page words)", chunk_text, align,
-			    dlp_log_page_unit(unit, sizeof(unit)));
-	}
-	if (o->ring_entries) {
-		uint32_t min = dirty_ring_min_entries(), max;
-
-		if (o->ring_entries & (o->ring_entries - 1) || o->ring_entries < min)
-			usage_error("--ring '%u': must be a power of two of at least %u entries",
-				    o->ring_entries, min);
-		/* The cap's value is the largest ring in bytes; KVM wants powers of two. */
-		max = (kvm_check_cap(KVM_CAP_DIRTY_LOG_RING_ACQ_REL) ?:
-		       kvm_check_cap(KVM_CAP_DIRTY_LOG_RING)) / sizeof(struct kvm_dirty_gfn);
-		if (!max)
-			test_skip("--ring: this host offers no dirty ring (KVM_CAP_DIRTY_LOG_RING)");
-		if (o->ring_entries > max)
-			usage_error("--ring '%u': must be a power of two between %u and %u entries",
-				    o->ring_entries, min, max);
-	}
-	if (split_text)
-		eager_split_check(o, split_text);
-	if (o->ring_entries && (chunk_text || o->clear_delay_ms))
-		usage_error("-k/-l: chunked clearing applies to the bitmap log, not --ring");
-	if (o->ring_entries && !o->manual_protect)
-		usage_error("-g: the dirty ring has no manual-protect mode; drop -g with --ring");
-	age_check(o);
-	if (cpu_list)
-		memstress_pin_opt(&o->ms, cpu_list, o->cpus, ARRAY_SIZE(o->cpus));
-	memstress_params_check(&o->ms);
+	check_options(o, &t);
 }
