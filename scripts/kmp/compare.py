@@ -54,21 +54,10 @@ def same_boot_notes(label, folders):
                 f for f, i in zip(folders, ids) if i == d), d) for d in dup]
 
 
-def cmd_compare(args):
-    if not 0 < args.alpha < 1:
-        fail(["--alpha %g: a significance level is above 0 and below 1 (0.05 by default)"
-              % args.alpha])
-    if not 0 < args.same_within < 100:
-        fail(["--same-within %g: the equivalence margin is a percentage above 0 and below 100 "
-              "(2 by default)" % args.same_within])
-    JUDGE.alpha, JUDGE.same_within = args.alpha, args.same_within
-    JUDGE.directions = tools.directions()
-    VERBOSE[0] = args.verbose
-    base_dirs, new_dirs = split_sides(args.folders)
-    args.base, args.new = " ".join(base_dirs), " ".join(new_dirs)
-    base, base_err = load_boots(base_dirs)
-    new, new_err = load_boots(new_dirs)
-    errors = ["BASE " + e for e in base_err] + ["NEW " + e for e in new_err]
+def pair_sections(args, base, new):
+    """BASE's and NEW's sections of one name, paired by tool where they can be
+    compared: (notes, {tool: [(b, n)]}, errors)."""
+    errors = []
     notes, pairs = [], {}
     for name in sorted(set(base) | set(new)):
         b, n = base.get(name), new.get(name)
@@ -101,21 +90,48 @@ def cmd_compare(args):
             continue
         errors += unit_errors(b, n)
         pairs.setdefault(b.tool, []).append((b, n))
-    if base and new and not set(base) & set(new):
-        errors.append("BASE and NEW have no section in common (BASE: %s; NEW: %s): nothing "
-                      "to compare" % (", ".join(sorted(base)), ", ".join(sorted(new))))
-    for label, dirs, side in (("BASE", base_dirs, base), ("NEW", new_dirs, new)):
+    return notes, pairs, errors
+
+
+def empty_side_errors(errors, *sides):
+    """A side with no passing run, or no record at all, has no figure to compare."""
+    out = []
+    for label, dirs, side in sides:
         if side and not any(sec.passed for sec in side.values()):
             c = {}
             for sec in side.values():
                 for k, v in sec.counts().items():
                     c[k] = c.get(k, 0) + v
-            errors.append("%s %s: no run passed (%s): no figure to compare" % (
+            out.append("%s %s: no run passed (%s): no figure to compare" % (
                 label, " ".join(dirs), ", ".join("%d %s" % (v, k) for k, v in sorted(c.items())
                                                 if v) or "no record"))
-        elif not side and not errors:
-            errors.append("%s %s: no result record in it: no figure to compare"
-                          % (label, " ".join(dirs)))
+        elif not side and not errors + out:
+            out.append("%s %s: no result record in it: no figure to compare"
+                       % (label, " ".join(dirs)))
+    return out
+
+
+def cmd_compare(args):
+    if not 0 < args.alpha < 1:
+        fail(["--alpha %g: a significance level is above 0 and below 1 (0.05 by default)"
+              % args.alpha])
+    if not 0 < args.same_within < 100:
+        fail(["--same-within %g: the equivalence margin is a percentage above 0 and below 100 "
+              "(2 by default)" % args.same_within])
+    JUDGE.alpha, JUDGE.same_within = args.alpha, args.same_within
+    JUDGE.directions = tools.directions()
+    VERBOSE[0] = args.verbose
+    base_dirs, new_dirs = split_sides(args.folders)
+    args.base, args.new = " ".join(base_dirs), " ".join(new_dirs)
+    base, base_err = load_boots(base_dirs)
+    new, new_err = load_boots(new_dirs)
+    errors = ["BASE " + e for e in base_err] + ["NEW " + e for e in new_err]
+    notes, pairs, pair_errors = pair_sections(args, base, new)
+    errors += pair_errors
+    if base and new and not set(base) & set(new):
+        errors.append("BASE and NEW have no section in common (BASE: %s; NEW: %s): nothing "
+                      "to compare" % (", ".join(sorted(base)), ", ".join(sorted(new))))
+    errors += empty_side_errors(errors, ("BASE", base_dirs, base), ("NEW", new_dirs, new))
     hb, hn = host_line(base), host_line(new)
     errors += host_errors(hb, hn)
     if errors:
