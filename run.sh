@@ -589,7 +589,9 @@ emu_setup() {
 	[ "$ARCH" = x86_64 ] || die "emulated hosts are built on x86_64; this machine is $ARCH"
 	# Sections are chosen for the emulated host's arch.
 	ARCH=$EMU_ARCH
-	for n in dirty_log_perf demand_paging zap_latency tlbie_bench kmp_mmu kmp_cap kmp_restore_host; do
+	# The benchmarks (every folder with a main.c, as the Makefile has them) and run.sh's tools.
+	for n in "$HERE"/*/main.c kmp_mmu kmp_cap kmp_restore_host; do
+		[[ $n != */main.c ]] || n=$(basename "$(dirname "$n")")
 		[ -x "$HERE/build/$ARCH/bin/$n" ] || die "$HERE/build/$ARCH/bin/$n not found: run 'make$([ "$ARCH" = x86_64 ] || echo " ARCH=$ARCH")' first"
 	done
 }

@@ -47,7 +47,10 @@ command_of() {
 	while [[ $c =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*[[:space:]]+(.*)$ ]]; do c=${BASH_REMATCH[1]}; done
 	echo "$c"
 }
-for c in "${cmds[@]}" dirty_log_perf demand_paging zap_latency tlbie_bench; do
+# The benchmarks: every folder with a main.c, as the Makefile builds them.
+benches=()
+for m in "$src"/*/main.c; do benches+=("$(basename "$(dirname "$m")")"); done
+for c in "${cmds[@]}" "${benches[@]}"; do
 	c=$(command_of "$c")
 	b=${c%% *}
 	[ -e "$work/bin/$b" ] && continue
