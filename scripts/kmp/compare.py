@@ -138,7 +138,7 @@ def cmd_compare(args):
         fail(errors)        # nothing on stdout: no table from bad data
     # A first pass, printed nowhere, judges every figure: each line can then
     # carry its Holm-adjusted p, which needs them all.
-    with open(os.devnull, "w") as null:
+    with open(os.devnull, "w", errors="backslashreplace") as null:
         stdout, sys.stdout = sys.stdout, null
         try:
             print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs)
