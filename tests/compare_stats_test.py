@@ -275,6 +275,36 @@ def test_bad_alpha(tmp, results):
     results.append(("--alpha outside (0, 1): exit 2, the option named, no table", problems))
 
 
+def test_seed002_geomean(tmp, results):
+    """A real seed-002 pair (run.sh ab, tests/records/seed-002-ab): the w/ : w/o
+    rows inside NEW are their own block, and the A -> B geomean is near x1.00
+    (the patch changes the w/o rates by nothing; it once read x1.479 with the
+    within-side rows folded in)."""
+    rec = os.path.join(SRC, "tests", "records", "seed-002-ab")
+    res, _ = compare("--json", os.path.join(rec, "A"), os.path.join(rec, "B"), verbose=False)
+    try:
+        data = json.loads(res.stdout)
+    except ValueError:
+        results.append(("seed-002 pair: compare --json", [res.stderr]))
+        return
+    pair = [r for r in data["rows"] if r["block"] == "A->B"]
+    within = [r for r in data["rows"] if r["block"] != "A->B"]
+    geo = {g["direction"]: g for g in data["geomeans"]}
+    g = geo.get("higher", {})
+    problems = []
+    if not (pair and within and len(geo) == 1 and g.get("figures") == len(pair) and
+            0.99 <= (g.get("geomean") or 0) <= 1.01):
+        problems.append("A->B rows %d, within %d, geomeans %r" % (len(pair), len(within),
+                                                                   data["geomeans"]))
+    if any("w/ : w/o" in r["figure"] for r in pair) or \
+            not all("w/ : w/o" in r["figure"] for r in within):
+        problems.append("rows in the wrong block: %r" % [(r["block"], r["figure"])
+                                                         for r in data["rows"]])
+    results.append(("a real seed-002 pair: the A -> B geomean of its %d rows is x%.3f (0.99 to "
+                    "1.01); its %d w/ : w/o rows are their own block" % (
+                        len(pair), g.get("geomean") or 0, len(within)), problems))
+
+
 def judge(a, b, alpha=0.05, unit="s"):
     return Judge(alpha).judge("sim", "t", unit, a, b)
 
@@ -334,7 +364,7 @@ def test_false_positives(tmp, results):
 def main():
     return run_steps("kmp-compare-stats-", (test_verdicts, test_summary_json, test_boots,
                                              test_self_and_scaled, test_bad_sets,
-                                             test_bad_alpha, test_runs_estimate,
+                                             test_bad_alpha, test_seed002_geomean, test_runs_estimate,
                                              test_false_positives))
 
 

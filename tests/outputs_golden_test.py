@@ -5,7 +5,8 @@
 tests/records/ holds result folders that do not change: the synthetic sets
 of results_test.py (every tool, a failed and a base-only section), two
 sweeps, a --alternate pair, and a real pair (seed 000's, arm64 under
-icount).  Each command's stdout, stderr and exit status are compared with
+icount), and a real seed 002 pair (x86 under icount, its within-side
+rows).  Each command's stdout, stderr and exit status are compared with
 tests/records/expected.txt.  A refactor must leave them identical; a change
 of output is made on purpose with --update, and the diff of expected.txt is
 the change a reviewer reads.  KTAP output.
@@ -31,6 +32,7 @@ CASES = [
     "compare synthetic/A synthetic/A vs synthetic/B synthetic/B",
     "compare seed-000-ab/A seed-000-ab/B",
     "compare --json seed-000-ab/A seed-000-ab/B",
+    "compare seed-002-ab/A seed-002-ab/B",
     "compare alternate/A alternate/B",
     "compare synthetic/A seed-000-ab/B",
     "compare --alpha 1.5 synthetic/A synthetic/B",
