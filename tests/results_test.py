@@ -886,10 +886,11 @@ def test_alternate(tmp):
     want = ["tlbie-lock:",
             "  BASE: no --alternate result (%s)" % why,
             "  NEW: kvm_hv.tlbie_lock 1/0 throughput x0.900 (median of 6 pair ratios over 2 "
-            "run(s), 0.800-1.000; lower with 1 in 5, higher in 0; sign test p = 0.0625): ~ (no "
-            "significant change at alpha 0.05)"]
+            "run(s), 0.800-1.000; lower with 1 in 5, higher in 0; sign test p = 0.0625): too few "
+            "pairs (5 untied; 6 can reach p<=0.05)"]
     check("compare: --alternate's pairs pooled over runs under 'within one boot', with the "
-          "sign test; a side without the switch says why", res.returncode == 0 and block == want,
+          "sign test (5 untied pairs: too few, 6 can reach 0.05); a side without the switch "
+          "says why", res.returncode == 0 and block == want,
           "\n".join(out))
 
 

@@ -26,8 +26,9 @@ def unit_errors(b, n):
         for name in sorted(set(units[0]) & set(units[1])) if units[0][name] != units[1][name]]
 
 
-def split_sides(folders):
-    """BASE NEW, or BASE... vs NEW...: ([base folders], [new folders])."""
+def split_sides(folders, notes):
+    """BASE NEW, or BASE... vs NEW...: ([base folders], [new folders]); a folder
+    named twice on a side counts once, and notes say so."""
     if "vs" not in folders:
         if len(folders) != 2:
             fail(["compare takes BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ... (one folder per "
@@ -37,7 +38,17 @@ def split_sides(folders):
     if folders.count("vs") != 1 or at == 0 or at == len(folders) - 1:
         fail(["compare: 'vs' must stand once between BASE's folders and NEW's, with one or "
               "more on each side"])
-    return folders[:at], folders[at + 1:]
+    sides = []
+    for label, side in (("BASE", folders[:at]), ("NEW", folders[at + 1:])):
+        seen, kept = set(), []
+        for f in side:
+            if os.path.realpath(f) in seen:
+                notes.append("%s: folder %s named twice: counted once" % (label, f))
+                continue
+            seen.add(os.path.realpath(f))
+            kept.append(f)
+        sides.append(kept)
+    return sides[0], sides[1]
 
 
 def same_boot_notes(label, folders):
@@ -121,12 +132,14 @@ def cmd_compare(args):
     JUDGE.alpha, JUDGE.same_within = args.alpha, args.same_within
     JUDGE.directions = tools.directions()
     VERBOSE[0] = args.verbose
-    base_dirs, new_dirs = split_sides(args.folders)
+    dup_notes = []
+    base_dirs, new_dirs = split_sides(args.folders, dup_notes)
     args.base, args.new = " ".join(base_dirs), " ".join(new_dirs)
     base, base_err = load_boots(base_dirs)
     new, new_err = load_boots(new_dirs)
     errors = ["BASE " + e for e in base_err] + ["NEW " + e for e in new_err]
     notes, pairs, pair_errors = pair_sections(args, base, new)
+    notes = dup_notes + notes
     errors += pair_errors
     if base and new and not set(base) & set(new):
         errors.append("BASE and NEW have no section in common (BASE: %s; NEW: %s): nothing "

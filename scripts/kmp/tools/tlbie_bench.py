@@ -68,11 +68,16 @@ def print_within_side(base, new, alpha):
                 print("  %s: %s: no whole pair of phases" % (label, param))
                 continue
             lo, hi, p = stats.sign_test(ratios)
+            # The sign test's smallest p with k untied pairs is 2 / 2^k.
+            need = next(k for k in range(1, 64) if 2 / 2 ** k <= alpha)
             print("  %s: %s 1/0 throughput x%.3f (median of %d pair ratios over %d run(s), "
                   "%.3f-%.3f; lower with 1 in %d, higher in %d; sign test p = %.3g)%s"
                   % (label, param, stats.median(ratios), len(ratios), len(runs),
                      min(ratios), max(ratios), lo, hi, p,
-                     "" if p <= alpha else ": ~ (no significant change at alpha %g)" % alpha))
+                     "" if p <= alpha else
+                     ": too few pairs (%d untied; %d can reach p<=%g)" % (lo + hi, need, alpha)
+                     if lo + hi < need else
+                     ": ~ (no significant change at alpha %g)" % alpha))
 
 
 # sweep-table's series: (column, label, unit, samples of one record, y axis).
