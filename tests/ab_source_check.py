@@ -178,9 +178,12 @@ def pair(tmp, results):
         problems.append("records: first %r, again %r" % ([sorted(x) for x in first],
                                                          [sorted(x) for x in again]))
     # Each kernel found built (B's also when its patches are checked first), none configured.
-    cached = set(re.findall(r"kernel-build: \[this build   0s, in all +\d+s\] cached: (\S+)", out))
-    if "building bzImage" in out or "configuring:" in out or len(cached) != 2:
-        problems.append("a kernel was built again (builds found cached: %r)" % sorted(cached))
+    # The timer is not asserted: a loaded machine takes a second or more to hash the inputs.
+    cached = set(re.findall(r"kernel-build: \[this build +\d+s, in all +\d+s\] cached: (\S+)", out))
+    built = [l for l in out.splitlines() if "building bzImage" in l or "configuring:" in l]
+    if built or len(cached) != 2:
+        problems.append("a kernel was built again (builds found cached: %r; %r)" % (
+            sorted(cached), built))
     worst = [0.0]
     for s in (0, 1):
         for name in sorted(set(first[s]) | set(again[s])):
