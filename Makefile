@@ -232,6 +232,12 @@ $(OUTPUT)/bin/%: $(OUTPUT)/obj/tools/%.c.o $(LIBKMP)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# kmp_lava reads the records (JSON) on the host under test, where no Python may be.
+$(OUTPUT)/bin/kmp_lava: $(OUTPUT)/obj/tools/kmp_lava.c.o $(LIBKMP)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -ljansson -o $@
+
 $(UNIT_BIN): $(patsubst $(SRC)/%,$(OUTPUT)/obj/%.o,$(UNIT_SRCS)) $(TEST_HELPER_OBJS) $(LIBKMP)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -273,7 +279,7 @@ install: all
 	$(Q)mkdir -p $(INSTALL_PATH)/configs $(INSTALL_PATH)/scripts $(INSTALL_PATH)/docs
 	$(Q)cp $(SRC)/run.sh $(INSTALL_PATH)/
 	$(Q)cp $(SRC)/configs/*.cfg $(SRC)/configs/emu-hosts $(INSTALL_PATH)/configs/
-	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(INSTALL_PATH)/scripts/
+	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(SRC)/scripts/emu/console-reports.sh $(INSTALL_PATH)/scripts/
 	$(Q)rm -rf $(INSTALL_PATH)/scripts/kmp && cp -r $(SRC)/scripts/kmp $(INSTALL_PATH)/scripts/
 	$(Q)find $(INSTALL_PATH)/scripts/kmp -name __pycache__ -prune -exec rm -rf {} +
 	$(Q)cp $(SRC)/docs/results-schema.json $(SRC)/docs/results-schema.v1.json $(INSTALL_PATH)/docs/
@@ -524,7 +530,7 @@ LINT_C := $(patsubst $(SRC)/%,%,$(wildcard $(SRC)/lib/*.c $(SRC)/lib/$(ARCH)/*.c
 	$(foreach b,$(BENCHES),$(SRC)/$(b)/*.c $(SRC)/$(b)/$(ARCH)/*.c) \
 	$(SRC)/tools/*.c $(SRC)/tests/fuzz/*.c))
 LINT_SH := $(patsubst $(SRC)/%,%,$(SRC)/run.sh $(SRC)/.ci/run $(wildcard $(SRC)/scripts/*.sh $(SRC)/scripts/emu/*.sh \
-	$(SRC)/tests/*.sh $(SRC)/tests/fuzz/*.sh))
+	$(SRC)/tests/*.sh $(SRC)/tests/fuzz/*.sh $(SRC)/lava/*.sh))
 CPPCHECK_FLAGS := -q --enable=warning,performance,portability --platform=unix64 \
 	--inline-suppr --suppressions-list=.cppcheck-suppressions --error-exitcode=1 \
 	-I include -I include/$(ARCH) $(LINT_CPPCHECK_DEF_$(ARCH)) -D_GNU_SOURCE '-DKMP_SRC_DIR="$(SRC)"'

@@ -1,10 +1,7 @@
 #!/bin/bash
 # One side of `run.sh ab`: boot one kernel as an emulated ARCH KVM host
 # (boot.sh) and run run.sh there, with the same selection, into OUTDIR.
-# The host gets ARCH's build of the suite (build/ARCH/bin), run.sh and
-# configs, and bash, setpriv and timeout (busybox lacks what run.sh uses of
-# them): the build host's own for x86_64, Debian's for ARCH from the cross
-# sysroot (scripts/cross-sysroot.sh) otherwise.  The results folder comes
+# The host gets the suite as host-suite.sh lays it out.  The results folder comes
 # back through the console as a base64 tarball (KMP-REC lines, which
 # boot.sh does not show).
 # Usage: scripts/emu/ab-side.sh ARCH CACHE SPEC OUTDIR TIMEOUT_SECONDS RUN_SH_ARGS...
@@ -21,21 +18,8 @@ name=${KMP_EMU_NAME:-$spec}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmp-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin/configs" "$outdir"
-cp "$src/build/$arch"/bin/* "$work/bin/"
-cp "$src/run.sh" "$work/bin/"
-cp "$src"/configs/*.cfg "$work/bin/configs/"
-sysroot=${KMP_EMU_SYSROOT:-$src/build/$arch/sysroot}
-for t in bash setpriv timeout; do
-	if [ "$arch" = x86_64 ]; then
-		f=$(command -v "$t")
-	else
-		f=$sysroot/usr/bin/$t
-		[ -e "$f" ] || f=$sysroot/bin/$t
-		[ -e "$f" ] || { echo "run.sh ab: no $arch $t in $sysroot: run 'make ARCH=$arch' first (it makes the sysroot)" >&2; exit 1; }
-	fi
-	cp "$f" "$work/bin/$t"
-done
+mkdir -p "$outdir"
+"$src/scripts/emu/host-suite.sh" "$arch" "$work/bin"
 
 # busybox sh runs this; run.sh's arguments were checked by the caller, and
 # are single-quoted here all the same.

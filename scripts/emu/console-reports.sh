@@ -22,12 +22,14 @@ log=${1:?usage: console-reports.sh CONSOLE_LOG LABEL} label=${2:?usage: console-
 [ -r "$log" ] || { echo "$label: cannot read the console log $log" >&2; exit 2; }
 report='(WARNING: |BUG: |kernel BUG at |Oops|Internal error: |Unable to handle kernel |general protection fault|Kernel panic|UBSAN: |INFO: rcu_[a-z_]+ (self-)?detected (expedited )?stall)'
 quote=4	# lines quoted after the first report's (the location and call trace)
-dmesg=$(mktemp) console=$(mktemp)
-trap 'rm -f "$dmesg" "$console"' EXIT
+dmesg=$(mktemp) console=$(mktemp) found=$(mktemp)
+trap 'rm -f "$dmesg" "$console" "$found"' EXIT
 tr -d '\r' < "$log" | sed -n 's/^KMP-REC-DMESG //p' > "$dmesg"
 tr -d '\r' < "$log" | grep -av '^KMP-REC' > "$console" || true
-mapfile -t reports < <({ grep -aE "$report" "$dmesg" || true
-	grep -aE "(^|\] |^[a-z0-9_-]+: )$report" "$console" || true; } | awk '!seen[$0]++')
+# Through a file, not < <(...): a host's ramdisk may have no /dev/fd.
+{ grep -aE "$report" "$dmesg" || true
+	grep -aE "(^|\] |^[a-z0-9_-]+: )$report" "$console" || true; } | awk '!seen[$0]++' > "$found"
+mapfile -t reports < "$found"
 # One line, the printk prefix kept: it says when and on which host.
 first=${reports[0]:-}
 if ! [ -s "$dmesg" ]; then
