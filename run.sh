@@ -7,6 +7,7 @@
 #
 #   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--host local|emulated] [--kernel K] [--arch A] [--mmu MMU] [--list] [--dry-run]
 #   ./run.sh compare BASE NEW
+#   ./run.sh export --kcidb RESULTS [--origin ORIGIN]
 #   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
 #   ./run.sh ab --kernel A [--kernel B] [--patch FILE]... [--patch-a FILE]... [--config FRAGMENT]... [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
 #       ARCH and MMU: a line of configs/emu-hosts (--help lists them)
@@ -460,8 +461,8 @@ cmd_run() {
 }
 
 # results_folder DIR: DIR itself, or the one run folder a --results parent holds.
-results_folder() {
-	local d=$1
+results_folder() {	# results_folder DIR [COMMAND]: the run.sh folder DIR is or holds
+	local d=$1 cmd=${2:-compare}
 	local -a runs
 	if [ -e "$d/summary.ktap" ] || compgen -G "$d/*.json" > /dev/null; then
 		echo "$d"
@@ -470,8 +471,8 @@ results_folder() {
 	mapfile -t runs < <(find "$d" -mindepth 2 -maxdepth 2 -name summary.ktap -printf '%h\n' | sort)
 	case ${#runs[@]} in
 	1) echo "${runs[0]}" ;;
-	0) die "compare: '$d' is not a results folder (no summary.ktap or records)" ;;
-	*) die "compare: '$d' holds ${#runs[@]} results folders; name one: ${runs[*]##*/}" ;;
+	0) die "$cmd: '$d' is not a results folder (no summary.ktap or records)" ;;
+	*) die "$cmd: '$d' holds ${#runs[@]} results folders; name one: ${runs[*]##*/}" ;;
 	esac
 }
 
@@ -789,9 +790,30 @@ cmd_ab() {
 	exit $rc
 }
 
+# export --kcidb RESULTS [--origin ORIGIN]: the folder as KCIDB's JSON on stdout.
+cmd_export() {
+	local kcidb='' origin=kvm_mmu_perf d
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kcidb) [ $# -ge 2 ] || die "export: --kcidb needs a results folder"
+			kcidb=$2; shift 2 ;;
+		--origin) [ $# -ge 2 ] || die "export: --origin needs a name: the CI system submitting, [a-z0-9_]+"
+			origin=$2; shift 2 ;;
+		*) die "export: unknown argument '$1' (--kcidb RESULTS [--origin ORIGIN])" ;;
+		esac
+	done
+	[ -n "$kcidb" ] || die "usage: run.sh export --kcidb RESULTS [--origin ORIGIN]"
+	[ -d "$kcidb" ] || die "export: '$kcidb' is not a results folder (it does not exist)"
+	d=$(results_folder "$kcidb" export) || exit 2
+	# kmp_lava names the cases and figures, for LAVA's jobs and for KCIDB alike.
+	[ -x "$BIN/kmp_lava" ] || die "export: $BIN/kmp_lava not found: run 'make' first (or set KMP_BIN)"
+	exec "$PY" "$RESULTS_PY" kcidb --lava "$BIN/kmp_lava" --origin "$origin" "$d"
+}
+
 case "${1:-}" in
 ab) shift; cmd_ab "$@" ;;
 compare) shift; cmd_compare "$@" ;;
+export) shift; cmd_export "$@" ;;
 sweep) shift; cmd_sweep "$@" ;;
 *) cmd_run "$@" ;;
 esac

@@ -21,6 +21,9 @@ the benchmark's JSON record (docs/results.md).
       with gnuplot, sweep.png and sweep.svg.
   kmp_results.py summary DIR
       One line per section: status counts and the main figures' medians.
+  kmp_results.py kcidb --lava KMP_LAVA [--origin ORIGIN] DIR
+      DIR as KCIDB's I/O data (schema v5.3), its cases and figures named
+      by KMP_LAVA (tools/kmp_lava.c), on stdout (kmp/kcidb.py).
 
 Exit status: 0 done; 1 gnuplot failed (sweep-table); 2 a bad command line or
 bad data: a malformed, truncated or inconsistent record, or parameters that
@@ -36,6 +39,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the tree or an install
 from kmp.compare import cmd_compare  # noqa: E402
 from kmp.fmt import PROG  # noqa: E402
+from kmp.kcidb import cmd_kcidb  # noqa: E402
 from kmp.summary import cmd_summary  # noqa: E402
 from kmp.sweep import cmd_sweep_table  # noqa: E402
 
@@ -68,9 +72,14 @@ def main():
     p.add_argument("var", metavar="VAR")
     p = sub.add_parser("summary", help="status counts and main medians per section")
     p.add_argument("dir", metavar="DIR")
+    p = sub.add_parser("kcidb", help="a result folder as KCIDB's I/O data (v5.3)")
+    p.add_argument("--lava", required=True, metavar="KMP_LAVA", help="tools/kmp_lava's binary")
+    p.add_argument("--origin", default="kvm_mmu_perf",
+                   help="KCIDB's origin: the CI system submitting, [a-z0-9_]+")
+    p.add_argument("dir", metavar="DIR")
     args = ap.parse_args()
     return {"compare": cmd_compare, "sweep-table": cmd_sweep_table,
-            "summary": cmd_summary}[args.cmd](args)
+            "summary": cmd_summary, "kcidb": cmd_kcidb}[args.cmd](args)
 
 
 if __name__ == "__main__":

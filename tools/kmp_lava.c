@@ -13,6 +13,8 @@
  * unrun are skips: nothing that did not run reads as a pass.  LAVA splits
  * its signals on blanks and '=', so each part of a name keeps
  * [A-Za-z0-9_-] and a unit [A-Za-z0-9_/%.-]; other bytes become '_'.
+ * Before a run's case, "# record NAME FILE" names its record (a comment to
+ * sh; run.sh export --kcidb reads it).
  * Exit: 0, or 2 when RESULTS has no readable summary.ktap.
  */
 #include <ctype.h>
@@ -55,6 +57,10 @@ static void print_number(double v)
 {
 	char buf[40];
 
+	if (v == (double)(long long)v && v > -1e15 && v < 1e15) {
+		printf("%lld", (long long)v);	/* a count: no exponent */
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
@@ -132,6 +138,8 @@ static void print_run(const char *dir, const char *run, const char *result)
 		snprintf(path, sizeof(path), "%s/%s.json", dir, run);
 		rec = json_load_file(path, 0, NULL);
 		status = json_object_get(rec, "status");
+		if (rec)	/* a comment to sh; the name's record to the KCIDB export */
+			printf("# record %s %s.json\n", name, run);
 		if (!json_is_string(status)) {
 			fprintf(stderr, "kmp_lava: %s: no readable record (%s)\n", run, path);
 			result = "fail";
