@@ -414,11 +414,13 @@ check-ab-source:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
 	$(Q)$(SRC)/tests/ab_source_check.py
 # make check-lava: the suite as a LAVA test (lava/), under Debian's
-# lava-dispatcher, offline: the emulated x86_64 host's job and a deliberately
-# failing one through lava-run, LAVA's results checked (tests/lava_check.py).
+# lava-dispatcher, offline: the emulated x86_64 host's job, a deliberately
+# failing one and the arm64 host's through lava-run, LAVA's results checked
+# (tests/lava_check.py).
 .PHONY: check-lava
 check-lava:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= OUTPUT=$(SRC)/build/arm64 all
 	$(Q)$(SRC)/tests/lava_check.py
 # make check-ab-source-cross (outside CI: two cold cross builds of a kernel):
 # linux-source-6.12 built for arm64 and powerpc, each booted as its host.

@@ -59,13 +59,27 @@ def definition(args):
         return yaml.safe_dump(yaml.safe_load(f), sort_keys=False, width=1000)
 
 
+def machine_and_cpu(options):
+    """arm64: qemu.jinja2 adds -cpu and -machine itself (from the context's cpu
+    and machine); x86_64 without KVM adds neither, so they stay options."""
+    context = {}
+    for o in list(options):
+        flag, _, value = o.partition(" ")
+        if flag in ("-M", "-machine", "-cpu"):
+            context["cpu" if flag == "-cpu" else "machine"] = value
+            options.remove(o)
+    return context
+
+
 def emulated_job(args):
     env = read_env(os.path.join(args.ramdisk, "job.env"))
     ramdisk = os.path.abspath(args.ramdisk)
+    options = qemu_options(env["KMP_QEMU_OPTIONS"])
+    context = machine_and_cpu(options) if args.arch == "arm64" else {}
     return template("qemu-emulated-host.yaml.jinja2").render(
         job_name="kvm-mmu-perf %s on an emulated %s KVM host" % (args.group, args.arch),
         lava_arch=LAVA_ARCH[args.arch], memory_mb=env["KMP_MEMORY_MB"],
-        qemu_options=qemu_options(env["KMP_QEMU_OPTIONS"]),
+        qemu_options=options, machine=context.get("machine"), cpu=context.get("cpu"),
         kernel_url="file://%s/vmlinuz" % ramdisk, ramdisk_url="file://%s/initrd.gz" % ramdisk,
         kernel_args=env["KMP_KERNEL_ARGS"], job_minutes=args.minutes, boot_minutes=10,
         test_minutes=args.minutes - 15, definition_inline=definition(args),
