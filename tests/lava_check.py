@@ -120,12 +120,43 @@ def check_cases(results, expected):
     return problems, len([r for r in ours if "measurement" in r])
 
 
-def tiny_job(_tmp, results):
+def tiny_job(tmp, results):
     rc, res = lava_job("tiny", [], "tiny")
     problems, n = check_cases(res, TINY)
     results.append(("lava-run of the x86_64 emulated host's job (group tiny): exit %d, every "
                     "case with its result, %d measurements, each with a unit" % (rc, n),
                     problems + (["lava-run exit %d" % rc] if rc else [])))
+    results.append(("the job's results folder comes back out of LAVA's log, its records give "
+                    "exactly LAVA's cases and measurements, and run.sh compare reads it",
+                    folder_from_log(tmp, res)))
+
+
+def folder_from_log(tmp, lava):
+    """lava/results-from-log.py on the tiny job's log; kmp_lava on what it gives."""
+    folder = os.path.join(tmp, "tiny-results")
+    r = subprocess.run([sys.executable, os.path.join(SRC, "lava", "results-from-log.py"),
+                        os.path.join(WORK, "tiny", "lava-run.log"), folder],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return ["results-from-log.py exit %d: %s" % (r.returncode, r.stderr.strip())]
+    lines = subprocess.run([os.path.join(SRC, "build", "x86_64", "bin", "kmp_lava"), folder],
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    want = set()
+    for line in lines:
+        if line.startswith("lava-test-case "):
+            w = line.split()
+            want.add((w[1], w[3], float(w[5]) if len(w) > 5 else None,
+                      w[7] if len(w) > 7 else None))
+    got = {(r["case"], r["result"], r.get("measurement"), r.get("units")) for r in lava
+           if r.get("definition", "").endswith("_kvm-mmu-perf")
+           and not r["case"].startswith(("kernel-reports", "group-"))}
+    problems = ["only in LAVA: %r" % (x,) for x in sorted(got - want, key=str)][:3]
+    problems += ["only in the records: %r" % (x,) for x in sorted(want - got, key=str)][:3]
+    c = subprocess.run([os.path.join(SRC, "run.sh"), "compare", folder, folder],
+                       capture_output=True, text=True)
+    if c.returncode:
+        problems.append("run.sh compare exit %d: %s" % (c.returncode, c.stderr.strip()[-300:]))
+    return problems
 
 
 def control_job(_tmp, results):
