@@ -3,8 +3,9 @@
 """Fill lava/'s job templates, and render a device dictionary as lava-server
 would (jinja2, the device-type templates of Debian's lava-server package).
 
-  render.py emulated-job RAMDISK_DIR --arch x86_64|arm64 --group G [--run-args A]
-            [--inline | --repository URL] [--kmp-dir D] [--minutes N] > job.yaml
+  render.py emulated-job RAMDISK_DIR --arch x86_64|arm64 [--group G] [--run-args A]
+            [--inline | --repository URL] [--url-base URL] [--kmp-dir D] [--minutes N]
+            > job.yaml
   render.py bare-metal-job --device-type T --kernel-url U --rootfs-url U
             --boot-method M [--group G] [--run-args A] [--repository URL] > job.yaml
   render.py device DEVICE_TEMPLATE DEVICE_TYPES_DIR JOB_YAML > device.yaml
@@ -76,11 +77,13 @@ def emulated_job(args):
     ramdisk = os.path.abspath(args.ramdisk)
     options = qemu_options(env["KMP_QEMU_OPTIONS"])
     context = machine_and_cpu(options) if args.arch == "arm64" else {}
+    # Where the lab's dispatcher downloads them from; lava-run here reads files.
+    base = args.url_base.rstrip("/") if args.url_base else "file://" + ramdisk
     return template("qemu-emulated-host.yaml.jinja2").render(
         job_name="kvm-mmu-perf %s on an emulated %s KVM host" % (args.group, args.arch),
         lava_arch=LAVA_ARCH[args.arch], memory_mb=env["KMP_MEMORY_MB"],
         qemu_options=options, machine=context.get("machine"), cpu=context.get("cpu"),
-        kernel_url="file://%s/vmlinuz" % ramdisk, ramdisk_url="file://%s/initrd.gz" % ramdisk,
+        kernel_url="%s/vmlinuz" % base, ramdisk_url="%s/initrd.gz" % base,
         kernel_args=env["KMP_KERNEL_ARGS"], job_minutes=args.minutes, boot_minutes=10,
         test_minutes=args.minutes - 15, definition_inline=definition(args),
         repository=args.repository, kmp_dir=args.kmp_dir, group=args.group,
@@ -122,6 +125,8 @@ def parse(argv):
     e.add_argument("--arch", choices=sorted(LAVA_ARCH), required=True)
     e.add_argument("--inline", action="store_true")
     e.add_argument("--kmp-dir", default="/kmp")
+    e.add_argument("--url-base", help="where the lab serves RAMDISK_DIR's vmlinuz and "
+                   "initrd.gz (default: file:// of RAMDISK_DIR, for lava-run here)")
     b = sub.add_parser("bare-metal-job", parents=[common])
     for opt in ("--device-type", "--kernel-url", "--rootfs-url", "--boot-method"):
         b.add_argument(opt, required=True)
