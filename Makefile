@@ -279,7 +279,8 @@ install: all
 	$(Q)mkdir -p $(INSTALL_PATH)/configs $(INSTALL_PATH)/scripts $(INSTALL_PATH)/docs
 	$(Q)cp $(SRC)/run.sh $(INSTALL_PATH)/
 	$(Q)cp $(SRC)/configs/*.cfg $(SRC)/configs/emu-hosts $(INSTALL_PATH)/configs/
-	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(SRC)/scripts/emu/console-reports.sh $(INSTALL_PATH)/scripts/
+	$(Q)cp $(wildcard $(SRC)/scripts/*.py) $(SRC)/scripts/emu/console-reports.sh \
+		$(SRC)/lava/kmp-lava-group.sh $(INSTALL_PATH)/scripts/
 	$(Q)rm -rf $(INSTALL_PATH)/scripts/kmp && cp -r $(SRC)/scripts/kmp $(INSTALL_PATH)/scripts/
 	$(Q)find $(INSTALL_PATH)/scripts/kmp -name __pycache__ -prune -exec rm -rf {} +
 	$(Q)cp $(SRC)/docs/results-schema.json $(SRC)/docs/results-schema.v1.json $(INSTALL_PATH)/docs/
