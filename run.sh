@@ -489,7 +489,9 @@ cmd_compare() {
 	opts=()
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--alpha|--same-within) [ $# -ge 2 ] || die "compare: $1 needs a value"
+		--alpha) [ $# -ge 2 ] || die "compare: --alpha needs a value: a significance level above 0 and below 1 (0.05 by default)"
+			opts+=("$1" "$2"); shift 2 ;;
+		--same-within) [ $# -ge 2 ] || die "compare: --same-within needs a value: a percentage above 0 and below 100 (2 by default)"
 			opts+=("$1" "$2"); shift 2 ;;
 		--json|--verbose) opts+=("$1"); shift ;;
 		-*) die "compare: unknown option '$1' (--alpha A, --same-within PCT, --json, --verbose)" ;;
