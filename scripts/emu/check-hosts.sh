@@ -80,8 +80,9 @@ if [ "${#failed[@]}" -gt 0 ]; then
 		echo "--- why '$name' failed ($bindir/emu-check-$name.out):"
 		out=$bindir/emu-check-$name.out
 		[ -f "$out" ] || { echo "(no output: its kernel did not build)"; continue; }
-		why=$(grep -aE 'FAILED|not ok|^#+ |timed out|never finished|Error|error:|NOTE' "$out" |
-			grep -av '^ok ' | tail -n 12) || true
+		# The console's quoted lines too: they say where a hung host stopped.
+		why=$(grep -aE 'FAILED|not ok|^#+ |timed out|never finished|hung boot|^  \| |Error|error:|NOTE' "$out" |
+			grep -av '^ok ' | tail -n 16) || true
 		printf '%s\n' "${why:-$(tail -n 12 "$out")}"
 	done
 	echo "# emulated $arch hosts FAILED: ${failed[*]} (of $ran)"

@@ -159,6 +159,8 @@ fi
 export PATH=/kmp:/bin LD_LIBRARY_PATH=/lib/kmp HOME=/tmp TMPDIR=/tmp
 export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated" KMP_EMULATED_MMU="$arch $EMU_MMU"
 cd /kmp
+# boot.sh's watchdog: the boot is over, the script starts.
+echo KMP-EMU-START
 sh /kmp-script
 echo "KMP-EMU-EXIT \$?"
 poweroff -f
