@@ -314,14 +314,16 @@ check-x86 check-arm64 check-ppc64: check-%:
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
 		$(SRC)/configs/emu-$*.hosts $(EMU_TIMEOUT)
-# make check-seed-001 (outside CI: a cross kernel build and two boots): the
-# proof of patches/seed-001-tlbie-lock.patch, configs/emu-seed-001.list with
-# its switch, then make check-ppc64's list with the lock on from boot.
+# make check-seed-001 (outside CI: two cross kernel builds and three boots):
+# the proof of patches/seed-001-tlbie-lock.patch, configs/emu-seed-001.list
+# with its switch, make check-ppc64's list with the lock on from boot, then
+# the negative control (the lock never taken, tests/fixture_control_check.py).
 .PHONY: check-seed-001
 check-seed-001:
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= OUTPUT=$(SRC)/build/powerpc all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh powerpc $(SRC)/build/powerpc/bin \
 		$(SRC)/configs/emu-seed-001.hosts $(EMU_TIMEOUT)
+	$(Q)$(SRC)/tests/fixture_control_check.py seed-001
 # make check-seed-000 (outside CI: five cross kernel builds and six boots):
 # the proof of patches/seed-000-base.patch (the post's base, side A) and of
 # patches/seed-000-clear-dirty-log-read-lock.patch (the post, side B on top

@@ -7,9 +7,10 @@ Usage: tests/fixture_control_check.py SEED
 linux-source-6.12 is built with the seed's fixture (patches/) and its
 control (tests/controls/: the fixture with its key part removed), booted as
 the seed's emulated host (x86: the AMD host with nested paging on, and the
-seed's KVM parameters; arm64: the virt host with 4G), and runs a list of
-tests.  The checks that must catch the control have to
-fail, with the message that names why; the others have to pass.  So a
+seed's KVM parameters; arm64: the virt host with 4G; POWER: the POWER8
+host with HPT guests), and runs a list of tests.  The checks that must
+catch the control have to fail, with the message that names why; the
+others have to pass.  So a
 check that cannot see the fixture's key part would show here.
 Exit status: 0 when the control was caught as expected, 1 otherwise.
 """
@@ -42,6 +43,22 @@ CONTROLS = {
         "what": "the post's base without the write-protect's retry: with every write-protect "
                 "made to lose one race (kvm.wp_lose_a_race), dirty_log_perf -j --verify finds "
                 "pages written but never logged; the two cases without the aid pass",
+    },
+    "seed-001": {
+        "arch": "powerpc",
+        "fixture": "seed-001-tlbie-lock.patch",
+        "control": "seed-001-lock-not-taken.patch",
+        "configs": [],
+        "mmu": "hpt",
+        "list": ["smoke_tlbie_bench -T tlbie_lock_switch",
+                 "tlbie_bench -v 2 -t 4 --alternate kvm_hv.tlbie_lock"],
+        "caught": [r"^# not ok \d+ global\.tlbie_lock_switch$",
+                   r"locked tlbie sequences found another CPU inside: the lock did not "
+                   r"serialise them"],
+        "passed": [r"^ok \d+ selftests: kvm-mmu-perf: tlbie_bench_"],
+        "what": "the fixture with its lock never taken: smoke_tlbie_bench's tlbie_lock_switch "
+                "fails on the witness (holders found another inside), while tlbie_bench "
+                "--alternate passes, every remap verified",
     },
     "seed-002": {
         "fixture": "seed-002-mem-fault-nowait.patch",
