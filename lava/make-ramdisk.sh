@@ -23,6 +23,7 @@ bindir=$out/suite script=$src/lava/shell.sh work=$out
 mkdir -p "$bindir/scripts"
 cp "$src/lava/kmp-lava-group.sh" "$src/scripts/emu/console-reports.sh" "$bindir/scripts/"
 [ -z "$control" ] || cp "$src/lava/control.cfg" "$bindir/configs/"
+me=lava/make-ramdisk.sh
 # shellcheck source=scripts/emu/host-image.sh
 . "$src/scripts/emu/host-image.sh"
 cp "$kernel" "$out/vmlinuz"

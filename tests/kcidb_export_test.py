@@ -8,7 +8,9 @@ kcidb-io's v05_03.py; date-times and URIs checked here, which jsonschema
 does not do without extra modules), and the round trip holds: each
 figure that compare reads from the records (kmp.records) is one DONE test
 with the same value and unit, and nothing else is; each run's status is
-summary.ktap's.  The schema and the round trip each must catch a broken
+summary.ktap's.  The same on a folder made here whose runs end every
+other way: a record that says fail, a crash without a record, a skip, a
+run left unrun by an interrupt.  The schema and the round trip each must catch a broken
 export (a null, a status KCIDB lacks, an id without its origin, a path
 with a space, a changed value).  Bad command lines exit 2.  KTAP.
 """
@@ -16,6 +18,7 @@ import copy
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.parse
@@ -80,8 +83,22 @@ def round_trip(folder, data):
     for path in sorted(set(done) | set(want)):
         if done.get(path) != want.get(path):
             problems.append("%s: export %r, records %r" % (path, done.get(path), want.get(path)))
+    ktap = {}
     with open(os.path.join(folder, "summary.ktap")) as f:
-        ktap = {line.split()[2]: "PASS" for line in f if line.startswith("ok ")}
+        for line in f:
+            words = line.split()
+            if line.startswith("ok "):
+                ktap[words[2]] = "SKIP" if "# SKIP" in line else "PASS"
+            elif line.startswith("not ok "):
+                ktap[words[3]] = "FAIL"
+            elif "did not run:" in line:
+                ktap.update((n, "SKIP") for n in line.split("did not run:")[1].split())
+    for name in ktap:           # a record's own verdict stands over run.sh's pass
+        path = os.path.join(folder, name + ".json")
+        if ktap[name] == "PASS" and os.path.exists(path):
+            with open(path) as f:
+                if json.load(f)["status"] == "fail":
+                    ktap[name] = "FAIL"
     runs = {t["path"][len("kvm_mmu_perf."):]: t["status"] for t in data["tests"]
             if t["status"] != "DONE"}
     if runs != ktap:
@@ -103,6 +120,44 @@ def pairs(_tmp, results):
                          "%d runs" % (name, sum(t["status"] == "DONE" for t in data["tests"]),
                                       sum(t["status"] != "DONE" for t in data["tests"])),
                          problems))
+
+
+MIXED_KTAP = """TAP version 13
+1..4
+ok 1 dp-seed002.1
+ok 2 dp-seed002.2
+not ok 3 dp-crash.1 # exit 139
+ok 4 dp-skip.1 # SKIP needs mmu:shadow
+# interrupted by SIGINT: did not run: dp-seed002.3
+"""
+
+
+def mixed(tmp, results):
+    """seed-002-ab/A's records, its second run's record saying fail, and the other ends."""
+    src = os.path.join(SRC, "tests", "records", "seed-002-ab", "A")
+    folder = os.path.join(tmp, "mixed")
+    os.makedirs(folder)
+    for f in ("dp-seed002.1.json", "host.txt"):
+        shutil.copy(os.path.join(src, f), folder)
+    with open(os.path.join(src, "dp-seed002.2.json")) as f:
+        rec = json.load(f)
+    rec["status"], rec["reason"] = "fail", "a check failed"
+    with open(os.path.join(folder, "dp-seed002.2.json"), "w") as f:
+        json.dump(rec, f)
+    with open(os.path.join(folder, "summary.ktap"), "w") as f:
+        f.write(MIXED_KTAP)
+    r, data = export(folder)
+    if data is None:
+        results.append(("a folder with every end", ["exit %d: %s" % (r.returncode, r.stderr)]))
+        return
+    problems = ["schema: %s" % e.message for e in validator().iter_errors(data)][:5]
+    problems += round_trip(folder, data)[:5]
+    statuses = sorted(t["status"] for t in data["tests"] if t["status"] != "DONE")
+    if statuses != ["FAIL", "FAIL", "PASS", "SKIP", "SKIP"]:
+        problems.append("run statuses %r" % statuses)
+    results.append(("a folder whose runs end every way: PASS with figures, FAIL by record "
+                    "and by crash, SKIP by run.sh and by interrupt, no figure of a run "
+                    "that did not pass", problems))
 
 
 def broken(_tmp, results):
@@ -145,4 +200,4 @@ def bad_input(tmp, results):
 
 
 if __name__ == "__main__":
-    sys.exit(run_steps("kmp-kcidb-", (pairs, broken, bad_input)))
+    sys.exit(run_steps("kmp-kcidb-", (pairs, mixed, broken, bad_input)))

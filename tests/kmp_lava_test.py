@@ -7,7 +7,7 @@ summary.ktap that has every way a run can end: passed with a record (flat
 figures, and a demand_paging sweep's points), failed without a record,
 skipped by run.sh, passed by run.sh but failed by its record, passed with
 no record at all, and left unrun by an interrupt; and section names that
-LAVA could not take ('=' and '.').  The output must be exactly the
+LAVA could not take ('=' and '.'), one with 300 figures more.  The output must be exactly the
 expected lines: each run a case with its result, each figure of a passing
 run a measurement with its unit, nothing that did not run a pass.  KTAP.
 """
@@ -40,11 +40,15 @@ def folder(tmp):
     os.makedirs(d)
     flat = os.path.join(RECORDS, "seed-000-ab", "A", "dlp-seed000-arm64-nosplit-chunk-whole.1.json")
     shutil.copy(flat, os.path.join(d, "dlp-flat.1.json"))
-    shutil.copy(flat, os.path.join(d, "dlp-sweep-vcpus=2.1.json"))
     shutil.copy(os.path.join(RECORDS, "seed-002-ab", "A", "dp-seed002.1.json"),
                 os.path.join(d, "dp-sweep.1.json"))
     with open(flat) as f:
         rec = json.load(f)
+    # A record with more figures than any benchmark writes today: all of them become cases.
+    many = dict(rec, figures=dict(rec["figures"], **{
+        "extra_%03d" % i: {"unit": "events", "value": i} for i in range(300)}))
+    with open(os.path.join(d, "dlp-sweep-vcpus=2.1.json"), "w") as f:
+        json.dump(many, f)
     rec["status"], rec["reason"] = "fail", "a check failed"
     with open(os.path.join(d, "dlp-rec-fail.1.json"), "w") as f:
         json.dump(rec, f)

@@ -77,13 +77,16 @@ static int by_name(const void *a, const void *b)
 /* A measurement case for each figure with a value, in name order. */
 static void print_figures(const char *name, json_t *figures)
 {
-	const char *keys[256], *key;
-	size_t n = 0;
+	size_t n = 0, size = json_object_size(figures);
+	const char **keys = calloc(size ? size : 1, sizeof(*keys)), *key;
 	json_t *fig;
 
+	if (!keys) {
+		fprintf(stderr, "kmp_lava: out of memory for %zu figures of %s\n", size, name);
+		exit(1);
+	}
 	json_object_foreach(figures, key, fig)
-		if (n < sizeof(keys) / sizeof(keys[0]))
-			keys[n++] = key;
+		keys[n++] = key;
 	qsort(keys, n, sizeof(keys[0]), by_name);
 	for (size_t i = 0; i < n; i++) {
 		json_t *value, *unit;
@@ -102,6 +105,7 @@ static void print_figures(const char *name, json_t *figures)
 			printf(" --units %s", uname);
 		putchar('\n');
 	}
+	free(keys);
 }
 
 /*

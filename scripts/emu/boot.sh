@@ -27,7 +27,7 @@ case "$boot_s" in
 ''|*[!0-9]*|0) echo "emu/boot.sh: KMP_EMU_BOOT_TIMEOUT '$boot_s': must be a number of seconds (1 or more)" >&2; exit 2 ;;
 esac
 src=$(cd "$(dirname "$0")/../.." && pwd)
-work=
+work="" me=emu/boot.sh
 # shellcheck source=scripts/emu/host-image.sh
 . "$src/scripts/emu/host-image.sh"
 log=${KMP_EMU_LOG:-$work/console.log}

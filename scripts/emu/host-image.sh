@@ -4,7 +4,8 @@
 # an /init that runs `sh SCRIPT`) and sets what QEMU needs: qemu (the command
 # up to the kernel), kernel, console_args, kernel_args, icount_args, mem,
 # and, for messages, name, kver, origin, modparams and emulated (the
-# host's description that records carry).
+# host's description that records carry).  Its messages start with $me,
+# the sourcing script's name.
 # shellcheck shell=bash disable=SC2034,SC2154
 # (its variables are the sourcing script's)
 series=${KMP_EMU_KERNEL:-default}
@@ -20,14 +21,14 @@ arm64) triplet=aarch64-linux-gnu mem=${KMP_EMU_MEM:-2G}
 	libdirs=("$sysroot/usr/lib/$triplet" "$sysroot/lib/$triplet" "/usr/$triplet/lib") ;;
 powerpc) triplet=powerpc64le-linux-gnu mem=${KMP_EMU_MEM:-2G}
 	libdirs=("$sysroot/usr/lib/$triplet" "$sysroot/lib/$triplet" "/usr/$triplet/lib") ;;
-*) echo "emu/boot.sh: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
+*) echo "$me: unsupported ARCH '$arch' (x86_64, arm64 or powerpc)" >&2; exit 2 ;;
 esac
 # The host's KVM MMU: QEMU's machine and CPU, KVM's parameters (configs/emu-hosts).
-mmu=$("$src/scripts/emu/mmu.sh" "$arch" "${KMP_EMU_MMU:-}" 2>&1) || { echo "emu/boot.sh: $mmu" >&2; exit 2; }
+mmu=$("$src/scripts/emu/mmu.sh" "$arch" "${KMP_EMU_MMU:-}" 2>&1) || { echo "$me: $mmu" >&2; exit 2; }
 eval "$mmu"
 modparams=$EMU_PARAMS${KMP_EMU_MODPARAMS:+${EMU_PARAMS:+ }$KMP_EMU_MODPARAMS}
-[ -d "$bindir" ] || { echo "emu/boot.sh: no directory $bindir" >&2; exit 2; }
-[ -r "$script" ] || { echo "emu/boot.sh: cannot read script $script" >&2; exit 2; }
+[ -d "$bindir" ] || { echo "$me: no directory $bindir" >&2; exit 2; }
+[ -r "$script" ] || { echo "$me: cannot read script $script" >&2; exit 2; }
 "$src/scripts/emu/fetch.sh" "$arch" "$cache" "$series"
 root=$cache/root
 kver=$(sed 's/^linux-image-//' "$cache/kernel-package")
@@ -62,7 +63,7 @@ add_needed() {
 				continue 2
 			fi
 		done
-		echo "emu/boot.sh: $lib (needed by $(basename "$f")) not found in ${libdirs[*]}" >&2
+		echo "$me: $lib (needed by $(basename "$f")) not found in ${libdirs[*]}" >&2
 		exit 1
 	done
 }
@@ -79,7 +80,7 @@ if [ -n "$interp" ]; then
 	for d in "${libdirs[@]}" "$(dirname "$interp")"; do
 		[ -e "$d/$(basename "$interp")" ] && { cp -L "$d/$(basename "$interp")" "$ird$interp"; break; }
 	done
-	[ -e "$ird$interp" ] || { echo "emu/boot.sh: program interpreter $interp not found" >&2; exit 1; }
+	[ -e "$ird$interp" ] || { echo "$me: program interpreter $interp not found" >&2; exit 1; }
 fi
 
 # KVM's modules, in load order, each with its parameters from KMP_EMU_MODPARAMS.
@@ -110,14 +111,14 @@ for m in $kmods; do
 	elif [ -e "$f.xz" ]; then
 		xz -dc "$f.xz" > "$ird/lib/modules/$base.ko"
 	elif [ -e "$f.zst" ]; then
-		command -v zstd > /dev/null || { echo "emu/boot.sh: $f.zst needs zstd (apt-get install zstd)" >&2; exit 1; }
+		command -v zstd > /dev/null || { echo "$me: $f.zst needs zstd (apt-get install zstd)" >&2; exit 1; }
 		zstd -qdc "$f.zst" > "$ird/lib/modules/$base.ko"
 	elif [ -e "$f.gz" ]; then
 		gzip -dc "$f.gz" > "$ird/lib/modules/$base.ko"
 	elif grep -qx "kernel/$m.ko" "$root/lib/modules/$kver/modules.builtin" 2>/dev/null; then
 		continue	# built in: nothing to load
 	else
-		echo "emu/boot.sh: $origin has no module $m and does not build it in" >&2
+		echo "$me: $origin has no module $m and does not build it in" >&2
 		exit 1
 	fi
 	params=
@@ -130,7 +131,7 @@ done
 for p in ${kmods:+$modparams}; do
 	case " ${kmods//-/_} " in
 	*"/${p%%.*} "*) ;;
-	*) echo "emu/boot.sh: KMP_EMU_MODPARAMS '$p' names no KVM module this host loads ($kmods)" >&2; exit 2 ;;
+	*) echo "$me: KMP_EMU_MODPARAMS '$p' names no KVM module this host loads ($kmods)" >&2; exit 2 ;;
 	esac
 done
 
