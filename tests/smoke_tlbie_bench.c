@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "host_desc.h"
+#include "host_state.h"
 #include "kvm_util.h"
 #include "tool_run.h"
 #include "require.h"
