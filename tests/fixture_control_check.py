@@ -50,7 +50,7 @@ CONTROLS = {
         "control": "seed-001-lock-not-taken.patch",
         "configs": [],
         "mmu": "hpt",
-        "list": ["smoke_tlbie_bench -T tlbie_lock_switch",
+        "list": ["smoke_tlbie_bench -t tlbie_lock_switch",
                  "tlbie_bench -v 2 -t 4 --alternate kvm_hv.tlbie_lock"],
         "caught": [r"^# not ok \d+ global\.tlbie_lock_switch$",
                    r"locked tlbie sequences found another CPU inside: the lock did not "
