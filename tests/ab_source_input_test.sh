@@ -8,14 +8,10 @@
 # (The ones that need a source unpacked or configured, and a failed build,
 # are in make check-ab-source: scripts/emu/check-ab-source.sh.)
 set -u
-SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
-RUN=$SRC/run.sh
-# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
-# script here and in bin/.
+# result, and run_sh_scratch ($SRC, $RUN, $TMP): tests/kmp_testlib.sh, beside this.
 # shellcheck source=tests/kmp_testlib.sh
 . "$(dirname "$0")/kmp_testlib.sh"
-scratch
-export KMP_RESULTS=$TMP/results
+run_sh_scratch
 CACHE=$SRC/build/x86_64/emu-ab
 
 # refused NAME EXPECTED-TEXT ARGS...: run.sh ab ARGS exits 2 with one stderr
@@ -92,7 +88,7 @@ refused "a source package name that is not linux-source-X.Y" "not a source packa
 
 # The emulated hosts' table (configs/emu-hosts) as run.sh, boot.sh and
 # check-hosts.sh read it (scripts/emu/mmu.sh); compare's check of the records'
-# MMU is in tests/results_test.py.
+# MMU is in tests/results_inputs_test.py.
 out=$("$SRC/scripts/emu/mmu.sh" x86_64 legacy-npt); rc=$?
 [ $rc = 0 ] && [ "$out" = "EMU_MMU=legacy-npt EMU_KERNEL=6.12 EMU_MACHINE='' EMU_CPU=max EMU_PARAMS=kvm_amd.npt=1\\ kvm.tdp_mmu=0 EMU_RECORD=legacy\\ tdp" ]
 result $? "configs/emu-hosts: legacy-npt's line, its parameters and the record value that proves it"

@@ -9,13 +9,10 @@
 # automatic choice is local, and only the explicit --host emulated boots.
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-RUN=$SRC/run.sh
-# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
-# script here and in bin/.
+# result, and run_sh_scratch ($SRC, $RUN, $TMP): tests/kmp_testlib.sh, beside this.
 # shellcheck source=tests/kmp_testlib.sh
 . "$(dirname "$0")/kmp_testlib.sh"
-scratch
-export KMP_RESULTS=$TMP/results
+run_sh_scratch
 # The one results folder a run made, newest first.
 newest() { find "$KMP_RESULTS" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | sed -n '1s/^[^ ]* //p'; }
 # The record of section $2 in folder $1: its status, and whether its host is emulated under icount.

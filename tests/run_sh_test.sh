@@ -4,14 +4,10 @@
 # ci subset with repeats, new folders every time, unmet requirements as
 # skips, Ctrl-C, and a sweep with its table and plot.
 set -u
-SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
-RUN=$SRC/run.sh
-# result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
-# script here and in bin/.
+# result, and run_sh_scratch ($SRC, $RUN, $TMP): tests/kmp_testlib.sh, beside this.
 # shellcheck source=tests/kmp_testlib.sh
 . "$(dirname "$0")/kmp_testlib.sh"
-scratch
-export KMP_RESULTS=$TMP/results
+run_sh_scratch
 
 diag() {	# diag TEXT: every line of TEXT as a KTAP diagnostic ("# ...")
 	printf '# %s\n' "${1//$'\n'/$'\n'# }"
@@ -148,13 +144,17 @@ out=$("$RUN" compare "$TMP/nope" "$TMP" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "is not a results folder" <<< "$out"
 result $? "compare of a missing folder is an error"
 
-# 12. compare of two real runs prints the tlbie line.
+# 12. compare of two real runs: the throughput's row in the verdict table
+# (one run a side can settle nothing: unknown, unless both are the same),
+# and with --verbose the post's line.
 a=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
 b=$("$RUN" -t tlbie-seed001 2>&1 | sed -n 's/^results: //p')
 out=$("$RUN" compare "$a" "$b" 2>&1); rc=$?
+long=$("$RUN" compare --verbose "$a" "$b" 2>&1)
 diag "$out"
-[ $rc = 0 ] && grep -q "total throughput: " <<< "$out"
-result $? "compare of two real runs"
+[ $rc = 0 ] && grep -Eq "^  throughput \(forks/s\) .* n=1\+1 +(unknown: 1 run|exact)" <<< "$out" &&
+	! grep -q "total throughput: " <<< "$out" && grep -q "^  total throughput: " <<< "$long"
+result $? "compare of two real runs: the verdict row, and the post's line with --verbose"
 
 # 12b. compare's options pass through run.sh: --json data, a bad --alpha named, one
 # folder per boot with vs (the same boot twice: warned), and an unknown option.
@@ -227,7 +227,8 @@ for sig in HUP TERM; do
 done
 
 # 19. SIGKILL to run.sh: the benchmark still stops (SIGTERM as its parent
-# dies), the folder keeps its incomplete mark, and compare warns about it.
+# dies), the folder keeps its incomplete mark, and compare, which has no
+# passing run to compare, says so and names the mark (exit 2).
 KMP_CONFIGS=$TMP/cfg setsid "$RUN" -g t > "$TMP/kill.out" 2>&1 &
 pid=$!
 sleep 3
@@ -235,12 +236,12 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 dir=$(sed -n 's/^running .* into //p' "$TMP/kill.out")
 sleep 2
-out=$("$RUN" compare "$dir" "$dir" 2>&1)
+out=$("$RUN" compare "$dir" "$dir" 2>&1); rc=$?
 diag "$out"
-! pgrep -x tlbie_bench > /dev/null && [ -s "$dir/incomplete" ] &&
+! pgrep -x tlbie_bench > /dev/null && [ -s "$dir/incomplete" ] && [ $rc = 2 ] &&
 	grep -q '"status": *"interrupted"' "$dir/slow-a.1.json" &&
-	grep -q "warning: BASE $dir is incomplete" <<< "$out"
-result $? "SIGKILL to run.sh: the benchmark stops, compare warns about the folder"
+	grep -qF "BASE $dir: no run passed (1 interrupted): no figure to compare; $dir is incomplete (" <<< "$out"
+result $? "SIGKILL to run.sh: the benchmark stops, compare refuses the folder naming its mark"
 
 # 20. A run that skipped before writing a record: the summary counts it as
 # summary.ktap does (one source of truth), with the reason.
@@ -254,10 +255,11 @@ result $? "a skip without a record is counted as summary.ktap says"
 # 22. compare takes a --results parent holding one run, and names the runs
 # of a parent holding more.
 for p in par1 par2; do
-	KMP_CONFIGS=$cfg "$RUN" -g sk --results "$TMP/$p" > /dev/null 2>&1
+	"$RUN" -t tlbie-seed001 --results "$TMP/$p" > /dev/null 2>&1
 done
 out=$("$RUN" compare "$TMP/par1" "$TMP/par2" 2>&1); rc=$?
-[ $rc = 0 ] && grep -q "^# compare BASE $TMP/par1/.*-sk -> NEW $TMP/par2/.*-sk" <<< "$out"
+diag "$out"
+[ $rc = 0 ] && grep -q "^# compare BASE $TMP/par1/.*-tlbie-seed001 -> NEW $TMP/par2/.*-tlbie-seed001" <<< "$out"
 result $? "compare of two --results parents with one run each"
 KMP_CONFIGS=$cfg "$RUN" -g sk --results "$TMP/par2" > /dev/null 2>&1
 out=$("$RUN" compare "$TMP/par1" "$TMP/par2" 2>&1); rc=$?

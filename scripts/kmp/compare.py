@@ -113,9 +113,12 @@ def empty_side_errors(errors, *sides):
             for sec in side.values():
                 for k, v in sec.counts().items():
                     c[k] = c.get(k, 0) + v
-            out.append("%s %s: no run passed (%s): no figure to compare" % (
+            # run.sh's mark says why, where a run was stopped (even by SIGKILL).
+            marks = ["; %s is incomplete (%s)" % (d, incomplete_note(d)) for d in dirs
+                     if incomplete_note(d)]
+            out.append("%s %s: no run passed (%s): no figure to compare%s" % (
                 label, " ".join(dirs), ", ".join("%d %s" % (v, k) for k, v in sorted(c.items())
-                                                if v) or "no record"))
+                                                if v) or "no record", "".join(marks)))
         elif not side and not errors + out:
             out.append("%s %s: no result record in it: no figure to compare"
                        % (label, " ".join(dirs)))
