@@ -127,8 +127,9 @@ UNIT_BIN := $(OUTPUT)/bin/unit_tests
 
 # Script tests (tests/*_test.sh, tests/*_test.py), copied next to the binaries.
 SCRIPT_TESTS := $(notdir $(wildcard $(SRC)/tests/*_test.sh $(SRC)/tests/*_test.py))
-SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS)) $(OUTPUT)/bin/kmp_testlib.py \
-	$(OUTPUT)/bin/kmp_testlib.sh
+# What they share (tests/kmp_test*: kmp_testlib.sh, kmp_testlib.py, ...) goes with them.
+TEST_LIBS := $(notdir $(wildcard $(SRC)/tests/kmp_test*.py $(SRC)/tests/kmp_test*.sh))
+SCRIPT_BINS := $(addprefix $(OUTPUT)/bin/,$(SCRIPT_TESTS) $(TEST_LIBS))
 
 # Small host tools (tools/NAME.c -> bin/NAME), e.g. kmp_cap for run.sh.
 TOOL_NAMES := $(patsubst $(SRC)/tools/%.c,%,$(wildcard $(SRC)/tools/*.c))
@@ -141,9 +142,7 @@ $(OUTPUT)/bin/%_test.sh: $(SRC)/tests/%_test.sh
 	$(Q)mkdir -p $(dir $@) && cp $< $@
 $(OUTPUT)/bin/%_test.py: $(SRC)/tests/%_test.py
 	$(Q)mkdir -p $(dir $@) && cp $< $@
-$(OUTPUT)/bin/kmp_testlib.py: $(SRC)/tests/kmp_testlib.py
-	$(Q)mkdir -p $(dir $@) && cp $< $@
-$(OUTPUT)/bin/kmp_testlib.sh: $(SRC)/tests/kmp_testlib.sh
+$(OUTPUT)/bin/kmp_test%: $(SRC)/tests/kmp_test%
 	$(Q)mkdir -p $(dir $@) && cp $< $@
 
 .PHONY: all check run_tests install clean deps

@@ -262,6 +262,40 @@ def other_arch(tmp, arch, counts_only):
     return results
 
 
+def sides_problems(tmp, ra, rb, want):
+    """Each side has every record, passed, on one icount vCPU booted from the tree."""
+    problems = []
+    for label, recs in (("A", ra), ("B", rb)):
+        if set(recs) != want:
+            problems.append("side %s has records %s, want %s" % (label, sorted(recs), sorted(want)))
+        for name, rec in recs.items():
+            h = rec["host"]
+            if rec["status"] != "pass":
+                problems.append("%s %s: status %s (%s)" % (label, name, rec["status"],
+                                                           rec["reason"]))
+            if h.get("clock") != "emulated, icount" or h.get("cpus") != 1:
+                problems.append("%s %s: host clock %r with %s CPUs, want icount and 1"
+                                % (label, name, h.get("clock"), h.get("cpus")))
+            if "(build tree %s/linux, " % tmp not in (h.get("emulated") or ""):
+                problems.append("%s %s: host.emulated %r does not name the build tree"
+                                % (label, name, h.get("emulated")))
+    return problems
+
+
+def phase_problems(ra, rb, want):
+    """Every record's KVM stat deltas per phase, the same on A and B."""
+    problems = []
+    for name in sorted(want & set(ra) & set(rb)):
+        pa, pb = ra[name].get("phases", {}), rb[name].get("phases", {})
+        if pa != pb:
+            diff = ["%s.%s %s/%s" % (ph, st, pa.get(ph, {}).get(st), pb.get(ph, {}).get(st))
+                    for ph in sorted(set(pa) | set(pb))
+                    for st in sorted(set(pa.get(ph, {})) | set(pb.get(ph, {})))
+                    if pa.get(ph, {}).get(st) != pb.get(ph, {}).get(st)]
+            problems.append("%s: KVM stat deltas differ: %s" % (name, ", ".join(diff[:8])))
+    return problems
+
+
 def main():
     k = kernel()
     tmp = tempfile.mkdtemp(prefix="kmp-ab-repeat-")
@@ -287,23 +321,8 @@ def main():
         return rc
     ra, rb = records(os.path.join(top, "A")), records(os.path.join(top, "B"))
     want = {"ab-repeat-%s.%d.json" % (t, n) for t in ("dlp", "zap") for n in (1, 2)}
-    problems = []
-    for label, recs in (("A", ra), ("B", rb)):
-        if set(recs) != want:
-            problems.append("side %s has records %s, want %s" % (label, sorted(recs), sorted(want)))
-        for name, rec in recs.items():
-            h = rec["host"]
-            if rec["status"] != "pass":
-                problems.append("%s %s: status %s (%s)" % (label, name, rec["status"],
-                                                           rec["reason"]))
-            if h.get("clock") != "emulated, icount" or h.get("cpus") != 1:
-                problems.append("%s %s: host clock %r with %s CPUs, want icount and 1"
-                                % (label, name, h.get("clock"), h.get("cpus")))
-            if "(build tree %s/linux, " % tmp not in (h.get("emulated") or ""):
-                problems.append("%s %s: host.emulated %r does not name the build tree"
-                                % (label, name, h.get("emulated")))
     results.append(("both sides passed each run on an icount-paced host of one vCPU, "
-                    "booted from the tree", problems))
+                    "booted from the tree", sides_problems(tmp, ra, rb, want)))
 
     problems, worst = [], [0.0]
     for name in sorted(want & set(ra) & set(rb)):
@@ -312,16 +331,7 @@ def main():
     results.append(("timings within 1%% (the largest difference: %.4f%%), counts equal"
                     % (100 * worst[0]), problems))
 
-    problems = []
-    for name in sorted(want & set(ra) & set(rb)):
-        pa, pb = ra[name].get("phases", {}), rb[name].get("phases", {})
-        if pa != pb:
-            diff = ["%s.%s %s/%s" % (ph, st, pa.get(ph, {}).get(st), pb.get(ph, {}).get(st))
-                    for ph in sorted(set(pa) | set(pb))
-                    for st in sorted(set(pa.get(ph, {})) | set(pb.get(ph, {})))
-                    if pa.get(ph, {}).get(st) != pb.get(ph, {}).get(st)]
-            problems.append("%s: KVM stat deltas differ: %s" % (name, ", ".join(diff[:8])))
-    results.append(("KVM stat deltas of every phase equal", problems))
+    results.append(("KVM stat deltas of every phase equal", phase_problems(ra, rb, want)))
 
     verdicts = subprocess.run([RESULTS_PY, "compare", "--json", results_dir(top, "A"),
                                results_dir(top, "B")], capture_output=True, text=True)

@@ -2,14 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """End-to-end tests of compare's statistics (kmp_results.py compare), KTAP.
 
-Result folders of tlbie_bench records (tests/results_test.py builds them as
-the C writers do) with chosen throughputs: a real change, no change, too few
+Result folders of tlbie_bench records (tests/kmp_testrecords.py builds them
+as the C writers do) with chosen throughputs: a real change, no change, too few
 runs, constant figures, several boots a side, --json and bad --alpha.  The
 expected p-values come from enumerating every split here.
 
 Exit status: 0 when every test passed, 1 otherwise.
 """
-import importlib.util
 import json
 import os
 import random
@@ -21,11 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 from kmp_testlib import SRC, run_steps  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("results_test",
-                                               os.path.join(HERE, "results_test.py"))
-rt = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(rt)      # the record builders, and the enumerated rank test
+import kmp_testrecords as rt  # noqa: E402  (the record builders, the enumerated rank test)
 
 KMP = os.path.join(SRC, "scripts", "kmp_results.py")
 sys.path.insert(0, os.path.join(SRC, "scripts"))

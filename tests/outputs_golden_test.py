@@ -3,7 +3,7 @@
 """compare, summary and sweep-table on the committed records, byte for byte.
 
 tests/records/ holds result folders that do not change: the synthetic sets
-of results_test.py (every tool, a failed and a base-only section), two
+of tests/kmp_testrecords.py (every tool, a failed and a base-only section), two
 sweeps, a --alternate pair, and a real pair (seed 000's, arm64 under
 icount), and a real seed 002 pair (x86 under icount, its within-side
 rows).  Each command's stdout, stderr and exit status are compared with

@@ -33,12 +33,7 @@ static void run_dp(struct tool_run *r, const char *const *args)
 
 static void check_pass(struct __test_metadata *_metadata, struct tool_run *r)
 {
-	if (r->code != 0)
-		TH_LOG("output:\n%s", r->out);
-	ASSERT_EQ(0, r->code);
-	ASSERT_NE(NULL, r->doc);
-	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
-	ASSERT_EQ(0, tool_schema_check(r));
+	tool_assert_pass(_metadata, r);
 	ASSERT_NE(NULL, strstr(r->out, "ok 1 demand_paging"));
 }
 

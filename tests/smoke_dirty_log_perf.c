@@ -71,12 +71,7 @@ static void check_pass(struct __test_metadata *_metadata, struct tool_run *r, in
 {
 	char line[64];
 
-	if (r->code != 0)
-		TH_LOG("output:\n%s", r->out);
-	ASSERT_EQ(0, r->code);
-	ASSERT_NE(NULL, r->doc);
-	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
-	ASSERT_EQ(0, tool_schema_check(r));
+	tool_assert_pass(_metadata, r);
 	snprintf(line, sizeof(line), "Test iterations: %d\n", iters);
 	ASSERT_NE(NULL, strstr(r->out, line));
 	ASSERT_NE(NULL, strstr(r->out, "Populate memory time: "));

@@ -28,11 +28,7 @@ static void run_and_check(struct __test_metadata *_metadata, const char *const *
 	char path[64];
 
 	tool_run(r, "tlbie_bench", args);
-	if (r->code)
-		TH_LOG("%s", r->out);
-	ASSERT_EQ(0, r->code);
-	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
-	ASSERT_EQ(0, tool_schema_check(r));
+	tool_assert_pass(_metadata, r);
 	ASSERT_NE(NULL, strstr(r->out, "total throughput: "));
 	ASSERT_GT(tool_figure(r, "", "throughput"), 0);
 	for (int v = 0; v < 2; v++) {
@@ -147,8 +143,7 @@ TEST(alternate_flips_and_restores)
 	ASSERT_NE(0, before);
 
 	tool_run(r, "tlbie_bench", args);
-	ASSERT_EQ(0, r->code) TH_LOG("%s", r->out);
-	ASSERT_EQ(0, tool_schema_check(r));
+	tool_assert_pass(_metadata, r);
 	ASSERT_EQ(before, printk_time());
 	ASSERT_STREQ("printk.time", jv_string(r->doc, "alternate/param"));
 	ASSERT_EQ(2, jv_number(r->doc, "alternate/pairs"));

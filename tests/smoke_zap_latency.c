@@ -277,11 +277,7 @@ TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 
 	ASSERT_EQ(0, count_instances());
 	tool_run(r, "zap_latency", args);
-	if (r->code)
-		TH_LOG("%s", r->out);
-	ASSERT_EQ(0, r->code);
-	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
-	ASSERT_EQ(0, tool_schema_check(r));
+	tool_assert_pass(_metadata, r);
 	traced = jv_type(r->doc, "params/traced") == JV_TRUE;
 	ASSERT_EQ(traced ? 4 : 2, jv_size(r->doc, "zaps"));
 	/* Latency, pages and stall come from the two untraced zaps only. */

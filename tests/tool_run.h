@@ -14,6 +14,7 @@
 
 #include "child.h"
 #include "jansson_view.h"
+#include "kselftest_harness.h"
 
 #define TOOL_OUT_LEN (64 * 1024)
 
@@ -102,6 +103,20 @@ static inline int tool_schema_check(const struct tool_run *r)
 		snprintf(cmd, sizeof(cmd), "%s/scripts/check-record.py %s >&2", KMP_SRC_DIR,
 			 r->json);
 	return system(cmd);
+}
+
+/*
+ * The checks every passing run shares: exit 0 (its output logged if not), a
+ * record with status "pass" that validates.  An ASSERT here ends the test.
+ */
+static inline void tool_assert_pass(struct __test_metadata *_metadata, const struct tool_run *r)
+{
+	if (r->code != 0)
+		TH_LOG("output:\n%s", r->out);
+	ASSERT_EQ(0, r->code);
+	ASSERT_NE(NULL, r->doc);
+	ASSERT_STREQ("pass", jv_string(r->doc, "status"));
+	ASSERT_EQ(0, tool_schema_check(r));
 }
 
 /* A figure's value at a path prefix, e.g. tool_figure(r, "", "pages_touched"). */
