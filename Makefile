@@ -349,7 +349,8 @@ check-seed-000:
 # Seed 004's runs where its zap is contended: the legacy MMU over nested
 # paging, full preemption (configs/kernel/preempt.config), 2 CPUs, in real
 # time (under icount with 2 CPUs its section did not end in ab's 20-minute
-# limit), 6 runs a side, since real-time figures spread.
+# limit), 6 runs a side, since real-time figures spread; its A is the
+# post's "no-batch" side (the patch), its B 6.12's batched zap, the post's code.
 .PHONY: seed-pairs
 seed-pairs:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 CC=gcc SANITIZE= OUTPUT=$(SRC)/build/x86_64 all
@@ -368,7 +369,7 @@ seed-pairs:
 		--patch-a $(SRC)/patches/seed-003-non-atomic-dirty-clear.patch -g seed-003
 	$(Q)$(SRC)/run.sh ab --kernel linux-source-6.12 --mmu legacy-npt --smp 2 --real-time --repeat 6 \
 		--config $(SRC)/configs/kernel/preempt.config \
-		--patch $(SRC)/patches/seed-004-no-batch-zap.patch -g seed-004
+		--patch-a $(SRC)/patches/seed-004-no-batch-zap.patch -g seed-004
 # An x86 fixture's proof: the hosts of configs/emu-SEED.hosts, then its
 # negative control (tests/fixture_control_check.py SEED).
 define x86_fixture_check
@@ -393,10 +394,11 @@ check-seed-003:
 	$(call x86_fixture_check,seed-003)
 # make check-seed-004 (outside CI: five kernel builds and five boots): the
 # proof of patches/seed-004-no-batch-zap.patch, on linux-source-6.12 built
-# with full preemption, with it ("after") and without it ("before"), plain
-# and lockdep builds, on the legacy MMU over nested paging: the pages zapped
-# before the first lock-break offer are 6.12's batch, 10, before and 0
-# after; then its negative control (tests/fixture_control_check.py).
+# with full preemption, with it (A, "no-batch") and without it (B, the
+# post's batched code), plain and lockdep builds, on the legacy MMU over
+# nested paging: the pages zapped before the first lock-break offer are 0
+# on A and 6.12's batch, 10, on B; then its negative control
+# (tests/fixture_control_check.py).
 .PHONY: check-seed-004
 check-seed-004:
 	$(call x86_fixture_check,seed-004)

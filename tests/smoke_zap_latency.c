@@ -155,14 +155,18 @@ static bool has_line(const char *out, const char *prefix)
 
 /*
  * The kernel's zap batch: BATCH_ZAP_PAGES, 10 since 2013, or KMP_ZAP_BATCH
- * for a kernel built with another (seed 004's pair: 0).
+ * for a kernel built with another (seed 004's pair: 0 and 10).  Setting it
+ * says the count is the point of the run (make check-seed-004 sets it on
+ * both sides): then a run that could not make the count fails instead of
+ * passing without it.
  */
-static int zap_batch(struct __test_metadata *_metadata)
+static int zap_batch(struct __test_metadata *_metadata, bool *required)
 {
 	const char *env = getenv("KMP_ZAP_BATCH");
 	char *end;
 	long batch;
 
+	*required = env != NULL;
 	if (!env)
 		return 10;
 	batch = strtol(env, &end, 10);
@@ -180,15 +184,23 @@ static int zap_batch(struct __test_metadata *_metadata)
  * zapped with it).  kvm_zap_obsolete_pages() offers whenever the batch is
  * reached, and this run's zaps have tens of pages, so there the task
  * offered at least once, and the figure is recorded wherever no trace
- * event was lost; never on the TDP MMU, which has no batch.
+ * event was lost; never on the TDP MMU, which has no batch.  With
+ * KMP_ZAP_BATCH set, a TDP MMU or a lost event fails.
  */
 static void check_first_batch(struct __test_metadata *_metadata, struct tool_run *r, int i)
 {
 	enum host_mmu mmu = host_mmu();
 	bool shadow = mmu == HOST_MMU_LEGACY_TDP || mmu == HOST_MMU_SHADOW;
-	int batch = zap_batch(_metadata);
+	bool required;
+	int batch = zap_batch(_metadata, &required);
 	double first;
 
+	if (required) {
+		ASSERT_TRUE(shadow) TH_LOG("KMP_ZAP_BATCH is set, but this host's MMU has no "
+					   "shadow pages, so no batch to count");
+		ASSERT_EQ(0, zap_number(r, i, "trace_events_lost"))
+			TH_LOG("KMP_ZAP_BATCH is set, but trace events were lost: %s", r->out);
+	}
 	if (!shadow || zap_number(r, i, "trace_events_lost") > 0) {
 		ASSERT_EQ(JV_MISSING, zap_field_type(r, i, "pages_before_first_offer"))
 			TH_LOG("%s", r->out);
@@ -205,6 +217,24 @@ static void check_first_batch(struct __test_metadata *_metadata, struct tool_run
 	} else {
 		ASSERT_GE(first, batch) TH_LOG("%s", r->out);
 	}
+}
+
+/*
+ * With KMP_ZAP_BATCH set, the count must be made: zaps traced and lock
+ * breaks observable (kprobes), else the run proves nothing about the batch.
+ */
+static void require_batch_count(struct __test_metadata *_metadata, struct tool_run *r)
+{
+	bool required;
+
+	zap_batch(_metadata, &required);
+	if (!required)
+		return;
+	ASSERT_EQ(JV_TRUE, jv_type(r->doc, "params/traced"))
+		TH_LOG("KMP_ZAP_BATCH is set, but no zap was traced: %s", r->out);
+	ASSERT_EQ(JV_TRUE, jv_type(r->doc, "trace/lock_breaks_observable"))
+		TH_LOG("KMP_ZAP_BATCH is set, but lock breaks are not observable here: %s",
+		       r->out);
 }
 
 /*
@@ -278,6 +308,7 @@ TEST_F_TIMEOUT(zl, small_run_zaps_pages_and_cleans_up, 300)
 	ASSERT_EQ(0, count_instances());
 	tool_run(r, "zap_latency", args);
 	tool_assert_pass(_metadata, r);
+	require_batch_count(_metadata, r);
 	traced = jv_type(r->doc, "params/traced") == JV_TRUE;
 	ASSERT_EQ(traced ? 4 : 2, jv_size(r->doc, "zaps"));
 	/* Latency, pages and stall come from the two untraced zaps only. */
