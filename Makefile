@@ -385,10 +385,11 @@ endef
 .PHONY: check-seed-002
 check-seed-002:
 	$(call x86_fixture_check,seed-002)
-# make check-seed-003 (outside CI: two kernel builds and three boots): the
-# proof of patches/seed-003-non-atomic-dirty-clear.patch, configs/emu-seed-003.list
-# on linux-source-6.12 built with it ("before") and without it ("after"), on
-# the TDP MMU; then its negative control (tests/fixture_control_check.py).
+# make check-seed-003 (outside CI: five kernel builds and five boots): the
+# proof of patches/seed-003-non-atomic-dirty-clear.patch on linux-source-6.12
+# built with it ("before", configs/emu-seed-003-whole.list) and without it
+# ("after", emu-seed-003-atomic.list), plain and lockdep builds, on the TDP
+# MMU; then its negative control (tests/fixture_control_check.py).
 .PHONY: check-seed-003
 check-seed-003:
 	$(call x86_fixture_check,seed-003)

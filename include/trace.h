@@ -86,6 +86,11 @@ int trace_add_probe(struct trace *t, const char *name, const char *func, bool at
 
 /* Whether /proc/kallsyms has the function (a text symbol, module or not). */
 bool trace_kernel_has_function(const char *func);
+/*
+ * The same, taking a compiler's clone of it too ("func.constprop.0"), whose
+ * symbol goes to out (a probe needs the name the kernel really has).
+ */
+bool trace_kernel_function_or_clone(const char *func, char *out, size_t out_len);
 
 /* Discard what was recorded so far. */
 void trace_clear(struct trace *t);

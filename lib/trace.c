@@ -481,9 +481,15 @@ bool trace_kprobes_supported(const struct trace *t, char *why, size_t why_len)
 	return false;
 }
 
-bool trace_kernel_has_function(const char *func)
+/*
+ * A text symbol of /proc/kallsyms named func, or (clones allowed) a
+ * compiler's clone of it ("func.constprop.0", "func.isra.0"); the name
+ * found goes to out.
+ */
+static bool kallsyms_find(const char *func, bool clones, char *out, size_t out_len)
 {
 	char line[512], name[256];
+	size_t len = strlen(func);
 	bool found = false;
 	char type;
 	FILE *f = fopen("/proc/kallsyms", "re");
@@ -492,9 +498,22 @@ bool trace_kernel_has_function(const char *func)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
 		found = sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-			(type == 't' || type == 'T') && !strcmp(name, func);
+			(type == 't' || type == 'T') && !strncmp(name, func, len) &&
+			(!name[len] || (clones && name[len] == '.'));
 	fclose(f);
+	if (found && out)
+		snprintf(out, out_len, "%s", name);
 	return found;
+}
+
+bool trace_kernel_has_function(const char *func)
+{
+	return kallsyms_find(func, false, NULL, 0);
+}
+
+bool trace_kernel_function_or_clone(const char *func, char *out, size_t out_len)
+{
+	return kallsyms_find(func, true, out, out_len);
 }
 
 /* The last error tracefs logged for a dynamic event, without its newline, or "". */

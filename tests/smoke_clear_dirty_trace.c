@@ -6,6 +6,10 @@
  * clear_dirty_pt_masked(); the other MMUs never fire that tracepoint.
  * Seed 003's pair changes exactly that function, so this count is what
  * shows both of its kernels run the changed path (make check-seed-003).
+ * There KMP_CLEAR_WRITE names the side: "whole" (the post reverted: each
+ * SPTE written through handle_changed_spte()) or "atomic" (6.12: an
+ * atomic AND, never that function), and a kprobe on handle_changed_spte()
+ * during the clear must count PAGES or 0 calls.
  */
 #include <string.h>
 
@@ -23,8 +27,10 @@
 void guest_write_pages(uint64_t gva, uint64_t pages, uint64_t page_size);
 
 struct spte_count {
-	uint64_t first_gfn, changed;
+	uint64_t first_gfn, changed, whole_writes;
 };
+
+#define WHOLE_WRITE_PROBE "kmp_changed_spte"
 
 static void count_changes(const struct trace_event *ev, void *arg)
 {
@@ -33,6 +39,33 @@ static void count_changes(const struct trace_event *ev, void *arg)
 
 	if (!strcmp(ev->name, "kvm_tdp_mmu_spte_changed") && gfn - c->first_gfn < PAGES)
 		c->changed++;
+	c->whole_writes += !strcmp(ev->name, WHOLE_WRITE_PROBE);
+}
+
+/*
+ * KMP_CLEAR_WRITE's side: the calls of handle_changed_spte() the clear must
+ * make (PAGES for "whole", 0 for "atomic"), or -1 when it is not set.  The
+ * kprobe counts every call in the clear's window; the VM is the host's
+ * only one and its vCPU is stopped, so the clear's are the only ones.
+ */
+static long want_whole_writes(struct __test_metadata *_metadata, struct trace *trace, bool tdp)
+{
+	const char *side = getenv("KMP_CLEAR_WRITE");
+	char sym[256], why[512] = "";
+
+	if (!side)
+		return -1;
+	ASSERT_TRUE(!strcmp(side, "whole") || !strcmp(side, "atomic"))
+		TH_LOG("KMP_CLEAR_WRITE=%s: want whole or atomic", side);
+	ASSERT_TRUE(tdp) TH_LOG("KMP_CLEAR_WRITE is set, but this host's MMU is %s, not the "
+				"TDP MMU", host_mmu_name());
+	ASSERT_TRUE(trace_kprobes_supported(trace, why, sizeof(why)))
+		TH_LOG("KMP_CLEAR_WRITE is set, but %s", why);
+	ASSERT_TRUE(trace_kernel_function_or_clone("handle_changed_spte", sym, sizeof(sym)))
+		TH_LOG("KMP_CLEAR_WRITE is set, but the kernel has no handle_changed_spte()");
+	ASSERT_EQ(0, trace_add_probe(trace, WHOLE_WRITE_PROBE, sym, false, NULL, NULL, why,
+				     sizeof(why))) TH_LOG("%s", why);
+	return strcmp(side, "whole") ? 0 : PAGES;
 }
 
 TEST(a_clear_traces_each_cleared_spte_once_on_the_tdp_mmu)
@@ -45,6 +78,7 @@ TEST(a_clear_traces_each_cleared_spte_once_on_the_tdp_mmu)
 	struct kvm_vm *vm;
 	uint64_t *bitmap, gpa, gva;
 	struct ucall uc;
+	long whole_writes;
 	bool tdp;
 
 	REQUIRE_KVM();
@@ -63,6 +97,8 @@ TEST(a_clear_traces_each_cleared_spte_once_on_the_tdp_mmu)
 		trace_close(&trace);
 		return;
 	}
+
+	whole_writes = want_whole_writes(_metadata, &trace, tdp);
 
 	vm = vm_create(1, 0);
 	vm_enable_cap(vm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE);
@@ -87,6 +123,11 @@ TEST(a_clear_traces_each_cleared_spte_once_on_the_tdp_mmu)
 	       (unsigned long)count.changed, PAGES);
 	/* Each of the guest's pages once on the TDP MMU; never on the others. */
 	EXPECT_EQ(tdp ? PAGES : 0, count.changed);
+	if (whole_writes >= 0) {
+		TH_LOG("KMP_CLEAR_WRITE=%s: %lu call(s) of handle_changed_spte() in the clear",
+		       getenv("KMP_CLEAR_WRITE"), (unsigned long)count.whole_writes);
+		EXPECT_EQ(whole_writes, count.whole_writes);
+	}
 
 	free(bitmap);
 	vm_free(vm);
