@@ -123,7 +123,7 @@ SMOKE_BINS := $(addprefix $(OUTPUT)/bin/,$(SMOKE_NAMES))
 # the rest, run by its fixture's check (make check-seed-NNN boots the patched
 # kernel, where a skip fails), not by make check, where KMP_REQUIRE_KVM=1
 # would fail it on every kernel with KVM but without the fixture.
-FIXTURE_SMOKES := smoke_shared_wp_retry
+FIXTURE_SMOKES := smoke_shared_wp_retry smoke_mem_fault
 CHECK_SMOKES := $(filter-out $(FIXTURE_SMOKES),$(SMOKE_NAMES))
 
 # Helpers every test binary links (jansson_view: reading JSON in tests).
@@ -320,10 +320,11 @@ check-x86 check-arm64 check-ppc64: check-%:
 		SANITIZE= OUTPUT=$(SRC)/build/$(EMU_ARCH_$*) all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh $(EMU_ARCH_$*) $(SRC)/build/$(EMU_ARCH_$*)/bin \
 		$(SRC)/configs/emu-$*.hosts $(EMU_TIMEOUT)
-# make check-seed-001 (outside CI: two cross kernel builds and three boots):
+# make check-seed-001 (outside CI: three cross kernel builds and four boots):
 # the proof of patches/seed-001-tlbie-lock.patch, configs/emu-seed-001.list
-# with its switch, make check-ppc64's list with the lock on from boot, then
-# the negative control (the lock never taken, tests/fixture_control_check.py).
+# with its switch (plain and lockdep builds), make check-ppc64's list with
+# the lock on from boot, then the negative control (the lock never taken,
+# tests/fixture_control_check.py).
 .PHONY: check-seed-001
 check-seed-001:
 	$(Q)$(MAKE) --no-print-directory ARCH=powerpc CC=$(EMU_CC_ppc64) SANITIZE= OUTPUT=$(SRC)/build/powerpc all
@@ -378,10 +379,10 @@ define x86_fixture_check
 		$(SRC)/configs/emu-$(1).hosts $(EMU_TIMEOUT)
 	$(Q)$(SRC)/tests/fixture_control_check.py $(1)
 endef
-# make check-seed-002 (outside CI: two kernel builds and five boots): the
+# make check-seed-002 (outside CI: three kernel builds and seven boots): the
 # proof of patches/seed-002-mem-fault-nowait.patch, configs/emu-seed-002.list
-# on linux-source-6.12 built with it, with nested paging on and off; then its
-# negative control (tests/fixture_control_check.py).
+# on linux-source-6.12 built with it, with nested paging on and off, plain
+# and lockdep builds; then its negative control (tests/fixture_control_check.py).
 .PHONY: check-seed-002
 check-seed-002:
 	$(call x86_fixture_check,seed-002)
