@@ -1,13 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Tests of scripts/emu/console-reports.sh (KTAP), the check that fails an
-# emulated host whose kernel reported trouble: each kind of report, in the
-# form 6.12's printk gives it (with and without printk's time and caller
-# prefixes), fails the host and is quoted; a clean log passes silently; the
-# suite's own output never matches; a log that died or wrapped is an error.
+# emulated host whose kernel reported trouble.  tests/console-corpus/ holds
+# the cases: caught/NAME, a kernel log excerpt in the form printk gives it,
+# the line marked "=> " the report that must be quoted first, and
+# clean/NAME, its near-miss, console-log lines (the suite's output, and the
+# dump as KMP-REC-DMESG lines) that must pass; ";;" lines say where each
+# comes from.  Each caught case fails the host in the dump and on the
+# console alone with printk's time (a report after the dump, the console
+# raised to warnings); each clean case passes silently.  Then: a report seen
+# twice counts once, a dump after a line without its newline is read, and a
+# log that died or wrapped, or cannot be read, is an error.
 set -u
 SRC=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
 CR=$SRC/scripts/emu/console-reports.sh
+corpus=$SRC/tests/console-corpus
+# Every kind of report the scan must catch: a corpus case each, and each
+# with its near-miss, so a case lost from the corpus fails here.
+kinds=(call-trace call-trace-arm64 gpf hard-lockup hard-lockup-6.1 hung-task kasan
+	kernel-bug list-corruption lockdep-circular machine-check non-static-key oom-invoked
+	oom-killed oops-arm64 oops-x86 page-allocation-failure panic rcu-stall rcu-stall-others
+	sleeping-in-atomic soft-lockup ubsan unchecked-msr warn)
 # result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this
 # script here and in bin/.
 # shellcheck source=tests/kmp_testlib.sh
@@ -17,86 +30,80 @@ scratch
 clean() {
 	printf '%s\n' '[    0.000000] Linux version 6.12.118 (gcc 12.2.0)' \
 		'# result 1 selftests: WARNING: in a test name, not the kernel' \
-		'# dirty_log_perf: BUG: a word the suite may print' \
 		'KMP-REC-AB-BEGIN' 'KMP-REC H4sIAAAAAAAAA+3OMQ6AIBBE0e' 'KMP-REC-AB-END' \
 		'KMP-REC-DMESG Linux version 6.12.118 (gcc 12.2.0)' \
 		'KMP-REC-DMESG kvm_amd: Nested Paging enabled'
 }
-# fails NAME FIRST-LINE DMESG-LINES...: the log with these kernel lines fails
-# (exit 1), and quotes FIRST-LINE and the line after it.
-fails() {
-	local name=$1 first=$2
-	shift 2
-	{ clean; printf 'KMP-REC-DMESG %s\n' "$@"; } > "$TMP/log"
-	local out rc next
-	next=$(printf '%s\n' "$@" | grep -xF -A 1 -- "$first" | sed -n 2p)
-	out=$("$CR" "$TMP/log" "ab: side B (k)"); rc=$?
-	[ $rc = 1 ] && [[ "$(sed -n 1p <<< "$out")" == "ab: side B (k): the kernel reported trouble ("[1-9]" line(s) in $TMP/log); the first:" ]] &&
-		[ "$(sed -n 2p <<< "$out")" = "  | $first" ] && [ "$(sed -n 3p <<< "$out")" = "  | $next" ]
-	result $? "$name"
+# quoted NAME LOG FIRST NEXT: the scan of LOG fails the host (exit 1) and
+# quotes FIRST, then NEXT, under its message.
+quoted() {
+	local out rc
+	out=$("$CR" "$2" "ab: side B (k)"); rc=$?
+	[ $rc = 1 ] && [[ "$(sed -n 1p <<< "$out")" == "ab: side B (k): the kernel reported trouble ("[1-9]" line(s) in $2); the first:" ]] &&
+		[ "$(sed -n 2p <<< "$out")" = "  | $3" ] && [ "$(sed -n 3p <<< "$out")" = "  | $4" ]
+	result $? "$1" "exit $rc" "$out"
 }
+body() { grep -v '^;;' "$1"; }	# a case's lines, without its comments
 
+cases() { find "$corpus/$1" -type f -printf '%f\n' | LC_ALL=C sort; }
+want=$(printf '%s\n' "${kinds[@]}" | LC_ALL=C sort)
 echo "TAP version 13"
-echo "1..18"
+echo "1..$((3 * ${#kinds[@]} + 8))"
+[ "$(cases caught)" = "$want" ] && [ "$(cases clean)" = "$want" ]
+result $? "the corpus has a caught case and a near-miss of every kind, and nothing else" \
+	"caught: $(cases caught | tr '\n' ' ')" "clean: $(cases clean | tr '\n' ' ')"
+
 clean > "$TMP/clean.log"
 out=$("$CR" "$TMP/clean.log" "ab: side B (k)"); rc=$?
 [ $rc = 0 ] && [ -z "$out" ]
-result $? "a kernel log without a report passes, silently: the suite's own lines never match"
+result $? "a kernel log without a report passes, silently" "exit $rc" "$out"
 
-# WARN_ON_ONCE() in 6.12, as kvm_mmu_slot_apply_flags()'s printed it: no
-# printk time (tinyconfig) and then with it, and with PRINTK_CALLER's tag.
-fails "WARN_ON_ONCE's report, without printk's time" \
-	'WARNING: CPU: 0 PID: 142 at arch/x86/kvm/x86.c:13145 kvm_arch_commit_memory_region+0x2a5/0x2c0' \
-	'------------[ cut here ]------------' \
-	'WARNING: CPU: 0 PID: 142 at arch/x86/kvm/x86.c:13145 kvm_arch_commit_memory_region+0x2a5/0x2c0' \
-	'Modules linked in:' 'CPU: 0 UID: 0 PID: 142 Comm: demand_paging Not tainted 6.12.118 #1'
-fails "WARN's report after printk's time and caller tags" \
-	'[   41.118221] [  T142] WARNING: CPU: 0 PID: 142 at virt/kvm/kvm_main.c:1 f+0x1/0x2' \
+stamp='[   41.118221] '
+for name in "${kinds[@]}"; do
+	f=$corpus/caught/$name
+	body "$f" | sed 's/^=> //' > "$TMP/kernel"
+	first=$(sed -n 's/^=> //p' "$f")
+	next=$(grep -xF -A 1 -- "$first" "$TMP/kernel" | sed -n 2p)
+	if [ "$(grep -c '^=> ' "$f")" != 1 ] || [ -z "$next" ]; then
+		result 1 "caught/$name: one line marked '=> ', and a line after it" "$(cat "$f")"
+		result 1 "caught/$name on the console"
+	else
+		{ clean; sed 's/^/KMP-REC-DMESG /' "$TMP/kernel"; } > "$TMP/log"
+		quoted "caught/$name in the kernel log's dump" "$TMP/log" "$first" "$next"
+		{ clean; sed "s/^/$stamp/" "$TMP/kernel"; } > "$TMP/log"
+		quoted "caught/$name on the console, after the dump" "$TMP/log" "$stamp$first" "$stamp$next"
+	fi
+	{ clean; body "$corpus/clean/$name"; } > "$TMP/log"
+	out=$("$CR" "$TMP/log" "L"); rc=$?
+	[ $rc = 0 ] && [ -z "$out" ]
+	result $? "clean/$name: its near-miss passes" "exit $rc" "$out"
+done
+
+# printk's caller tag after its time, in the dump.
+{ clean; echo 'KMP-REC-DMESG [   41.118221] [  T142] WARNING: CPU: 0 PID: 142 at virt/kvm/kvm_main.c:1 f+0x1/0x2'
+	echo 'KMP-REC-DMESG [   41.118300] [  T142] Modules linked in:'; } > "$TMP/log"
+quoted "a report after printk's time and caller tags" "$TMP/log" \
 	'[   41.118221] [  T142] WARNING: CPU: 0 PID: 142 at virt/kvm/kvm_main.c:1 f+0x1/0x2' \
 	'[   41.118300] [  T142] Modules linked in:'
-fails "a lockdep splat" 'WARNING: possible circular locking dependency detected' \
-	'WARNING: possible circular locking dependency detected' \
-	'6.12.118 #1 Not tainted' '------------------------------------------------------'
-fails "sleeping in atomic context" \
-	'BUG: sleeping function called from invalid context at mm/gup.c:1' \
-	'BUG: sleeping function called from invalid context at mm/gup.c:1' \
-	'in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 142, name: demand_paging'
-fails "kernel BUG at, BUG_ON()'s report" 'kernel BUG at arch/x86/kvm/mmu/mmu.c:1!' \
-	'kernel BUG at arch/x86/kvm/mmu/mmu.c:1!' 'Oops: invalid opcode: 0000 [#1] SMP'
-fails "an x86 Oops" 'BUG: kernel NULL pointer dereference, address: 0000000000000000' \
-	'BUG: kernel NULL pointer dereference, address: 0000000000000000' '#PF: supervisor read access in kernel mode'
-fails "an arm64 Oops" \
-	'Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000' \
-	'Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000' \
-	'Mem abort info:'
-fails "a general protection fault" \
-	'Oops: general protection fault, probably for non-canonical address 0xdead000000000122: 0000 [#1] SMP' \
-	'Oops: general protection fault, probably for non-canonical address 0xdead000000000122: 0000 [#1] SMP' \
-	'CPU: 1 UID: 0 PID: 9 Comm: kworker/1:0 Not tainted 6.12.118 #1'
-fails "a KASAN report" 'BUG: KASAN: slab-use-after-free in kvm_mmu_zap_all+0x12/0x40' \
-	'==================================================================' \
-	'BUG: KASAN: slab-use-after-free in kvm_mmu_zap_all+0x12/0x40' 'Read of size 8 at addr ffff888 by task zap_latency/9'
-fails "a UBSAN report" 'UBSAN: array-index-out-of-bounds in arch/x86/kvm/mmu/mmu.c:1:2' \
-	'UBSAN: array-index-out-of-bounds in arch/x86/kvm/mmu/mmu.c:1:2' 'index 4 is out of range for type'
-fails "an RCU stall, after rcu's prefix" 'rcu: INFO: rcu_sched self-detected stall on CPU' \
-	'rcu: INFO: rcu_sched self-detected stall on CPU' 'rcu: 	0-....: (5249 ticks this GP)'
-fails "an RCU stall on other CPUs" 'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' \
-	'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' 'rcu: 	1-...!: (0 ticks this GP)'
-fails "a soft lockup, after watchdog's prefix" 'watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [zap_latency:9]' \
-	'watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [zap_latency:9]' 'Modules linked in:'
 
-# The console alone (loglevel lets errors through): counted once with the dump.
+# A dump whose first line follows output that lacked its newline.
+{ clean | grep -v '^KMP-REC-DMESG'; printf '# partialKMP-REC-DMESG Linux version 6.12.118\n'
+	echo 'KMP-REC-DMESG kernel BUG at mm/x.c:1!'; echo 'KMP-REC-DMESG Oops: invalid opcode'; } > "$TMP/log"
+quoted "a dump after a line without its newline is read whole" "$TMP/log" 'kernel BUG at mm/x.c:1!' 'Oops: invalid opcode'
+
+# The console alone and the dump: counted once.
 { clean; echo 'kernel BUG at mm/x.c:1!'; echo 'KMP-REC-DMESG kernel BUG at mm/x.c:1!'
 	echo 'KMP-REC-DMESG BUG: sleeping function called from invalid context at mm/y.c:2'; } > "$TMP/two.log"
 out=$("$CR" "$TMP/two.log" "L"); rc=$?
 [ $rc = 1 ] && [ "$(head -1 <<< "$out")" = "L: the kernel reported trouble (2 line(s) in $TMP/two.log); the first:" ]
-result $? "a report on the console and in the dump counts once"
+result $? "a report on the console and in the dump counts once" "$out"
 
 clean | grep -v '^KMP-REC-DMESG' > "$TMP/died.log"
-echo 'kernel BUG at mm/x.c:1!' >> "$TMP/died.log"
+echo '[  130.2] INFO: task zap_latency:142 blocked for more than 122 seconds.' >> "$TMP/died.log"
 "$CR" "$TMP/died.log" "L" 2> "$TMP/err"; rc=$?
-[ $rc = 2 ] && grep -q "the host did not reach its end" "$TMP/err" && grep -q 'on the console: kernel BUG at mm/x.c:1!' "$TMP/err"
-result $? "a console without the kernel log (a host that died) is an error, quoting the console's report"
+[ $rc = 2 ] && grep -q "the host did not reach its end" "$TMP/err" &&
+	grep -qF 'on the console: [  130.2] INFO: task zap_latency:142 blocked for more than 122 seconds.' "$TMP/err"
+result $? "a console without the kernel log (a host that hung) is an error, quoting the console's report" "$(cat "$TMP/err")"
 
 clean | grep -v 'Linux version' > "$TMP/wrapped.log"
 "$CR" "$TMP/wrapped.log" "L" 2> "$TMP/err"; rc=$?
