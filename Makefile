@@ -382,14 +382,14 @@ endef
 # make check-seed-002 (outside CI: three kernel builds and seven boots): the
 # proof of patches/seed-002-mem-fault-nowait.patch, configs/emu-seed-002.list
 # on linux-source-6.12 built with it, with nested paging on and off, plain
-# and lockdep builds; then its negative control (tests/fixture_control_check.py).
+# and debug (lockdep, KASAN, UBSAN) builds; then its negative control (tests/fixture_control_check.py).
 .PHONY: check-seed-002
 check-seed-002:
 	$(call x86_fixture_check,seed-002)
 # make check-seed-003 (outside CI: five kernel builds and five boots): the
 # proof of patches/seed-003-non-atomic-dirty-clear.patch on linux-source-6.12
 # built with it ("before", configs/emu-seed-003-whole.list) and without it
-# ("after", emu-seed-003-atomic.list), plain and lockdep builds, on the TDP
+# ("after", emu-seed-003-atomic.list), plain and debug (lockdep, KASAN, UBSAN) builds, on the TDP
 # MMU; then its negative control (tests/fixture_control_check.py).
 .PHONY: check-seed-003
 check-seed-003:
@@ -397,7 +397,7 @@ check-seed-003:
 # make check-seed-004 (outside CI: five kernel builds and five boots): the
 # proof of patches/seed-004-no-batch-zap.patch, on linux-source-6.12 built
 # with full preemption, with it (A, "no-batch") and without it (B, the
-# post's batched code), plain and lockdep builds, on the legacy MMU over
+# post's batched code), plain and debug (lockdep, KASAN, UBSAN) builds, on the legacy MMU over
 # nested paging: the pages zapped before the first lock-break offer are 0
 # on A and 6.12's batch, 10, on B; then its negative control
 # (tests/fixture_control_check.py).
