@@ -6,7 +6,7 @@
 # sweep one parameter.
 #
 #   ./run.sh [-g GROUP]... [-t TEST]... [--repeat N] [--results DIR] [--host local|emulated] [--kernel K] [--arch A] [--mmu MMU] [--list] [--dry-run]
-#   ./run.sh compare BASE NEW
+#   ./run.sh compare [--alpha A] [--same-within PCT] [--per-figure] [--json] [--verbose] BASE NEW
 #   ./run.sh export --kcidb RESULTS [--origin ORIGIN]
 #   ./run.sh sweep TEST --vary vcpus=1,2,4,8 [--repeat N] [--results DIR]
 #   ./run.sh ab --kernel A [--kernel B] [--patch FILE]... [--patch-a FILE]... [--config FRAGMENT]... [-g GROUP]... [-t TEST]... [--arch x86_64|arm64|powerpc] [--mmu MMU] [--smp N] [--real-time] [--repeat N] [--results DIR]
@@ -476,7 +476,8 @@ results_folder() {	# results_folder DIR [COMMAND]: the run.sh folder DIR is or h
 	esac
 }
 
-# compare [--alpha A] [--json] BASE NEW, or BASE1 BASE2 ... vs NEW1 NEW2 ...
+# compare [--alpha A] [--same-within PCT] [--per-figure] [--json] [--verbose] BASE NEW, or
+# BASE1 BASE2 ... vs NEW1 NEW2 ...
 cmd_compare() {
 	local -a opts=() dirs=()
 	local d
@@ -493,8 +494,8 @@ cmd_compare() {
 			opts+=("$1" "$2"); shift 2 ;;
 		--same-within) [ $# -ge 2 ] || die "compare: --same-within needs a value: a percentage above 0 and below 100 (2 by default)"
 			opts+=("$1" "$2"); shift 2 ;;
-		--json|--verbose) opts+=("$1"); shift ;;
-		-*) die "compare: unknown option '$1' (--alpha A, --same-within PCT, --json, --verbose)" ;;
+		--json|--verbose|--per-figure) opts+=("$1"); shift ;;
+		-*) die "compare: unknown option '$1' (--alpha A, --same-within PCT, --per-figure, --json, --verbose)" ;;
 		vs) dirs+=(vs); shift ;;
 		*) if [ -d "$1/A" ] && [ -d "$1/B" ] && [ ! -e "$1/summary.ktap" ]; then
 			# A run.sh ab folder: its A against its B.
@@ -508,7 +509,7 @@ cmd_compare() {
 		   shift ;;
 		esac
 	done
-	[ ${#dirs[@]} -ge 2 ] || die "usage: run.sh compare [--alpha A] [--same-within PCT] [--json] [--verbose] BASE NEW, BASE1 BASE2 ... vs NEW1 NEW2 ..., or an ab folder"
+	[ ${#dirs[@]} -ge 2 ] || die "usage: run.sh compare [--alpha A] [--same-within PCT] [--per-figure] [--json] [--verbose] BASE NEW, BASE1 BASE2 ... vs NEW1 NEW2 ..., or an ab folder"
 	exec "$PY" "$RESULTS_PY" compare "${opts[@]}" "${dirs[@]}"
 }
 

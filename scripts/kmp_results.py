@@ -7,7 +7,7 @@ each config section NAME and repeat R (from 1) NAME.R.log and NAME.R.json,
 the benchmark's JSON record (docs/results.md).
 
   kmp_results.py compare [--counts-only] [--alpha A] [--same-within PCT] [--json]
-                         [--verbose] BASE NEW
+                         [--per-figure] [--verbose] BASE NEW
   kmp_results.py compare [...] BASE1 BASE2 ... vs NEW1 NEW2 ...
       The mailing-list tables of each tool for BASE (before) and NEW (after):
       medians over repeats, their range, and each change's statistics
@@ -62,6 +62,9 @@ def main():
     p.add_argument("--same-within", type=float, default=2.0, metavar="PCT",
                    help="the equivalence margin: 'same' when the change's whole interval is "
                         "inside +-PCT%% (default 2)")
+    p.add_argument("--per-figure", action="store_true",
+                   help="judge each figure alone at --alpha (default: the verdicts are "
+                        "family-wise, Holm's correction over the comparison's figures)")
     p.add_argument("--verbose", action="store_true",
                    help="every figure's long line too (ranges, median intervals, the verdict)")
     p.add_argument("folders", metavar="FOLDER", nargs="+",

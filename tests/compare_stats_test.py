@@ -27,8 +27,13 @@ sys.path.insert(0, os.path.join(SRC, "scripts"))
 from kmp.verdicts import Judge  # noqa: E402
 
 
-def result_set(folder, rates, boot="boot-a"):
-    """A run.sh folder of section tlbie with one record per throughput."""
+ICOUNT = dict(rt.HOST, emulated="QEMU TCG: qemu-system-x86_64 -icount shift=0,sleep=off",
+              clock="emulated, icount")
+
+
+def result_set(folder, rates, boot="boot-a", host=None):
+    """A run.sh folder of section tlbie with one record per throughput (host:
+    the records' host, ICOUNT for an icount-paced emulated one)."""
     os.makedirs(folder)
     with open(os.path.join(folder, "host.txt"), "w") as f:
         f.write("kernel: 6.12.0-test\nboot_id: %s\n" % boot)
@@ -36,7 +41,9 @@ def result_set(folder, rates, boot="boot-a"):
         f.write("TAP version 13\n1..%d\n" % len(rates) +
                 "".join("ok %d tlbie.%d\n" % (i, i) for i in range(1, len(rates) + 1)))
     for r, rate in enumerate(rates, 1):
-        rt.write(folder, "tlbie", r, rt.tb_record(rate))
+        rec = rt.tb_record(rate)
+        rec["host"] = host or rec["host"]
+        rt.write(folder, "tlbie", r, rec)
     return folder
 
 
@@ -51,9 +58,9 @@ def throughput_line(out):
     return next((l for l in out if l.startswith("  total throughput:")), "")
 
 
-def case(tmp, name, base, new):
-    a = result_set(os.path.join(tmp, name, "A"), base)
-    b = result_set(os.path.join(tmp, name, "B"), new)
+def case(tmp, name, base, new, host=None):
+    a = result_set(os.path.join(tmp, name, "A"), base, host=host)
+    b = result_set(os.path.join(tmp, name, "B"), new, host=host)
     return compare(a, b)
 
 
@@ -68,7 +75,7 @@ def test_verdicts(tmp, results):
     results.append(("a 10% higher throughput on 6 runs a side: better, p = 2/C(12,6) with two "
                     "digits, n, the change's 95% interval, Holm's p, each median's interval",
                     [] if res.returncode == 0 and "(better: " in l and " at 95%, p=" in l and
-                    "p=%.2g, n=6+6, Holm p=%.2g" % (p, p) in l and "p=0.0022" in l and
+                    "p=%.2g, n=6+6, Holm p=%.2g" % (p, 3 * p) in l and "p=0.0022" in l and
                     l.count("median 96.9% CI") == 2 else [res.stderr, l]))
     lower = [x * 0.9 for x in BASE6]
     res, out = case(tmp, "worse", BASE6, lower)
@@ -96,29 +103,42 @@ def test_verdicts(tmp, results):
     l = throughput_line(out)
     results.append(("3 runs a side, fully separated: unknown, p=0.1 can never reach 0.05, 4 a "
                     "side can; below 6 runs the range is printed, and says so",
-                    [] if "(unknown: p=0.1, n=3+3, Holm p=0.1; 3+3 runs can never reach "
+                    [] if "(unknown: p=0.1, n=3+3; 3+3 runs can never reach "
                     "p<=0.05, 4 a side can)" in l and
                     "the range: an exact 95% median CI needs more runs" in l else [l]))
-    res, out = case(tmp, "exact", [13400] * 3, [15400] * 3)
+    res, out = case(tmp, "exact", [13400] * 3, [15400] * 3, ICOUNT)
     l = throughput_line(out)
-    results.append(("constant on both sides (icount): exact, the difference is the verdict "
+    results.append(("constant on both sides under icount: exact, the difference is the verdict "
                     "(better), no p", [] if "(x1.15)" in l and "(better: exact, 3+3 runs, "
-                    "spread 0 on each side" in l and "p=" not in l else [l]))
-    res, out = case(tmp, "exact-same", [13400] * 3, [13500] * 3)
+                    "every run the same" in l and "p=" not in l else [l]))
+    res, out = case(tmp, "exact-same", [13400] * 3, [13500] * 3, ICOUNT)
     l = throughput_line(out)
-    results.append(("constant on both sides, 0.7% apart: same (exact, inside +-2%)",
+    results.append(("constant on both sides under icount, 0.7% apart: same (exact, inside +-2%)",
                     [] if "(same: exact, 3+3 runs" in l else [l]))
+    for n in (2, 3):
+        res, out = case(tmp, "native-%d" % n, [13400] * n, [15400] * n)
+        row = next((l for l in out if l.startswith("  throughput (forks/s)")), "")
+        results.append(("constant on both sides, %d+%d runs on a native host: a coincidence, "
+                        "not exact: unknown: too few runs" % (n, n),
+                        [] if row.endswith("n=%d+%d  unknown: too few runs" % (n, n)) and
+                        "exact" not in row else [row]))
     res, out = case(tmp, "one", [13400], [13500, 13600])
     l = throughput_line(out)
     results.append(("1 run on a side: unknown, noise unknown, no test, how many runs can tell",
                     [] if l.endswith("(unknown: 1 run, noise unknown; 4 runs a side can tell)")
                     and "p=" not in l else [l]))
+    res, out = compare("--alpha", "0.2", "--per-figure", os.path.join(tmp, "few", "A"),
+                       os.path.join(tmp, "few", "B"))
+    l = throughput_line(out)
+    results.append(("--alpha 0.2 --per-figure: 3 runs a side can reach it; the separated change "
+                    "is better, its interval at 80%", [] if res.returncode == 0 and
+                    "(better: " in l and "at 80%, p=0.1, n=3+3" in l else [res.stderr, l]))
     res, out = compare("--alpha", "0.2", os.path.join(tmp, "few", "A"),
                        os.path.join(tmp, "few", "B"))
     l = throughput_line(out)
-    results.append(("--alpha 0.2: 3 runs a side can reach it; the separated change is better, "
-                    "its interval at 80%", [] if res.returncode == 0 and "(better: " in l and
-                    "at 80%, p=0.1, n=3+3" in l else [res.stderr, l]))
+    results.append(("--alpha 0.2, family-wise: three figures at p=0.1 each, Holm p=0.3: unknown, "
+                    "and said why", [] if "(unknown: " in l and "Holm p=0.3;" in l and
+                    "not after Holm's correction" in l else [l]))
 
 
 def test_summary_json(tmp, results):
@@ -142,8 +162,12 @@ def test_summary_json(tmp, results):
     if data["tested"] != len(tested) or abs(data["expected_by_chance"] -
                                             0.05 * len(tested)) > 1e-12:
         problems.append("tested %r, expected %r" % (data["tested"], data["expected_by_chance"]))
-    if not all(r["holm_significant"] is not None and r["holm_p"] >= r["p"] for r in tested):
-        problems.append("a tested row without Holm's adjusted p")
+    # Holm's family: the tested rows that are not one value on both sides.
+    family = [r for r in tested if not (all(r["exact"]) and
+                                        r["base"]["median"] == r["new"]["median"])]
+    if len(family) != 3 or not all(r["holm_significant"] is not None and r["holm_p"] >= r["p"]
+                                   for r in family):
+        problems.append("Holm's family %r" % [(r["figure"], r["holm_p"]) for r in family])
     geo = {g["direction"]: g for g in data["geomeans"]}
     if abs(geo.get("higher", {}).get("geomean", 0) - 1.1) > 1e-9:
         problems.append("geomeans %r" % data["geomeans"])
@@ -159,8 +183,10 @@ def test_summary_json(tmp, results):
                     "# Geomean of NEW/BASE medians, higher is better: x1.100 over 1 figure(s) "
                     "(1 better, 0 worse, 0 same, 0 unknown)." in text
                     else out[-8:]))
-    table = [l for l in out if l.startswith("  throughput (forks/s)")]
-    results.append(("the compact table: one aligned line for throughput, at most 100 columns, "
+    # Its cells on its name's line, or on the next where the name leaves no room.
+    at = [i for i, l in enumerate(out) if l.startswith("  throughput (forks/s)")]
+    table = [out[i] if out[i].endswith("better") else out[i + 1] for i in at]
+    results.append(("the compact table: one aligned row for throughput, at most 100 columns, "
                     "with n and the verdict",
                     [] if len(table) == 1 and table[0].endswith("n=6+6  better") and
                     all(len(l) <= 100 for l in out[out.index(next(
@@ -180,7 +206,7 @@ def test_boots(tmp, results):
     p = rt.rank_sum_p([13450 + 10 * i for i in range(4)], [14450 + 10 * i for i in range(4)])
     results.append(("several folders a side: one sample per boot (its median), n = boots, "
                     "said in the output",
-                    [] if res.returncode == 0 and "(4 boots, " in l and "p=%.3f)" % p in l and
+                    [] if res.returncode == 0 and "(4 boots, " in l and "p=%.3f, n=4+4" % p in l and
                     "# BASE: 4 boots, one folder each: each figure's sample is its boots' "
                     "medians (n = 4)" in out else [res.stderr, l] + out[:4]))
     same = result_set(os.path.join(tmp, "boots", "A-again"), [13400, 13500, 13450], "a0")
@@ -287,7 +313,8 @@ def test_seed002_geomean(tmp, results):
     geo = {g["direction"]: g for g in data["geomeans"]}
     g = geo.get("higher", {})
     problems = []
-    if not (pair and within and len(geo) == 1 and g.get("figures") == len(pair) and
+    directed = [r for r in pair if r["direction"] and r["base"]["n"] and r["new"]["n"]]
+    if not (pair and within and len(geo) == 1 and g.get("figures") == len(directed) and
             0.99 <= (g.get("geomean") or 0) <= 1.01):
         problems.append("A->B rows %d, within %d, geomeans %r" % (len(pair), len(within),
                                                                    data["geomeans"]))

@@ -11,7 +11,8 @@ from .fmt import fail, fmt_num, fmt_value
 from .hosts import SIDE_TITLES, clock_kind, host_errors, host_line, host_notes, side_titles
 from .records import boot_id, incomplete_note, load_boots, param_diff
 from .schema import SCHEMA_CHANGES
-from .verdicts import JUDGE, VERBOSE, compact_table, compare_line, emit
+from .verdicts import JUDGE, VERBOSE, compare_line, emit
+from .vtable import compact_table
 
 
 def unit_errors(b, n):
@@ -134,6 +135,7 @@ def cmd_compare(args):
               "(2 by default)" % args.same_within])
     JUDGE.alpha, JUDGE.same_within = args.alpha, args.same_within
     JUDGE.directions = tools.directions()
+    JUDGE.per_figure = args.per_figure
     VERBOSE[0] = args.verbose
     dup_notes = []
     base_dirs, new_dirs = split_sides(args.folders, dup_notes)
@@ -152,8 +154,11 @@ def cmd_compare(args):
     errors += host_errors(hb, hn)
     if errors:
         fail(errors)        # nothing on stdout: no table from bad data
-    # A first pass, printed nowhere, judges every figure: each line can then
-    # carry its Holm-adjusted p, which needs them all.
+    # Only an icount clock repeats a run exactly: elsewhere equal runs are chance.
+    JUDGE.icount = bool(hb) and clock_kind(hb) == "emulated, icount"
+    # A first pass, printed nowhere, judges every figure (each once: the
+    # second pass reads JUDGE.cache): each line can then carry its
+    # Holm-adjusted p and family-wise verdict, which need them all.
     with open(os.devnull, "w", errors="backslashreplace") as null:
         stdout, sys.stdout = sys.stdout, null
         try:
@@ -214,6 +219,8 @@ def print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs):
             print()
             mod = tools.get(tool)
             (mod.print_compare if mod else print_generic)(pairs[tool])
+            if mod:
+                print_generic(pairs[tool], getattr(mod, "NOT_JUDGED", {}))
     if args.counts_only:
         print()
         print_counted_figures([p for tool in sorted(pairs) for p in pairs[tool]])
@@ -234,8 +241,8 @@ def print_verdicts():
     print()
     print("verdicts, BASE -> NEW: each side's median \u00b1half its range; the change, its "
           "%g%% interval; p; runs" % (100 * (1 - JUDGE.alpha)))
-    print("(unknown: N runs: about N runs a side would settle it at this spread; exact: every "
-          "run the same)")
+    print("(unknown: N runs: about N runs a side would settle it at this spread; exact: icount, "
+          "no spread)")
     for line in compact_table(pair):
         print(line)
     if within:
@@ -248,10 +255,18 @@ def print_verdicts():
         print(line)
 
 
-def print_generic(pairs):
+def print_generic(pairs, not_judged=None):
+    """Every figure, BASE -> NEW, in its unit's direction; after a tool's own
+    tables (not_judged: its NOT_JUDGED), the figures they did not judge."""
     for b, n in pairs:
-        print("%s (%s): every figure, BASE -> NEW" % (b.name, b.tool))
         names = sorted({k for _, r in b.passed + n.passed for k in r.get("figures", {})})
+        if not_judged is not None:
+            done = {r["figure"] for r in JUDGE.pair_rows() if r["section"] == b.name}
+            names = [k for k in names if k not in done and k not in not_judged]
+            if names and VERBOSE[0]:
+                print("%s (%s): the records' other figures, BASE -> NEW" % (b.name, b.tool))
+        else:
+            print("%s (%s): every figure, BASE -> NEW" % (b.name, b.tool))
         for name in names:
             unit = next(r["figures"][name]["unit"] for _, r in b.passed + n.passed
                         if name in r.get("figures", {}))

@@ -9,9 +9,13 @@ interval and a simulated power, both with a fixed seed (kmp/spread.py):
 
   median_ci        order-statistic interval of a median (binomial coverage)
   rank_sum_test    two-sided Mann-Whitney U test: the exact permutation
-                   distribution of the rank sum, with midranks for ties (over
-                   EXACT_MAX runs a side, the normal approximation, named)
+                   distribution of the smaller side's rank sum, with midranks
+                   for ties (where that table would be too large, the normal
+                   approximation with the exact tie variance, named)
   shift_interval   the shifts the rank test does not reject: its own interval
+                   (kmp/shift.py: on the ratio for positive figures)
+  change_stats     a figure's test, change and interval in percent (on the
+                   ratio where every value is positive); change_sign its sign
   least_n          the fewest runs a side at which the test can reach alpha
   runs_to_settle   about how many runs a side would settle an open comparison
   holm             Holm's step-down correction over many tests (holm_adjusted:
@@ -24,9 +28,17 @@ from fractions import Fraction
 
 MedianCI = namedtuple("MedianCI", "lo hi coverage")
 TestResult = namedtuple("TestResult", "p statistic method")
-# Runs a side up to which the rank test is exact (a side of 25 takes ~50 ms);
-# more use the normal approximation, and the row's method says so.
+# Runs on the smaller side up to which the rank test is exact, and the
+# largest table (smaller side x pooled runs, squared: its work) it builds;
+# beyond either, the normal approximation, and the row's method says so.
 EXACT_MAX = 25
+EXACT_WORK = 4e6
+
+
+def exact_fits(m, n):
+    """Whether the exact rank test of m and n runs is affordable."""
+    k = min(m, n)
+    return k <= EXACT_MAX and (k * (m + n)) ** 2 <= EXACT_WORK
 
 
 def median(xs):
@@ -99,14 +111,17 @@ def rank_sum_test(a, b):
     w = sum(ranks[:m])             # doubled, like every rank here
     mean = m * (m + n + 1)         # E W, doubled
     u = w / 2 - m * (m + 1) / 2
-    if min(m, n) > EXACT_MAX:
+    if not exact_fits(m, n):
         return TestResult(_normal_p(ranks, m, w, mean), u,
                           "Mann-Whitney U, normal approximation with tie correction "
-                          "(more than %d runs a side)" % EXACT_MAX)
-    dist = _subset_sum_counts(ranks, m)
+                          "(%d+%d runs: too many for the exact table)" % (m, n))
+    # The table is over the smaller side: p is the same for either side's sum.
+    k, wk = (m, w) if m <= n else (n, sum(ranks[m:]))
+    meank = k * (m + n + 1)
+    dist = _subset_sum_counts(ranks, k)
     total = math.comb(m + n, m)
-    far = abs(w - mean)
-    hits = sum(c for s, c in dist.items() if abs(s - mean) >= far)
+    far = abs(wk - meank)
+    hits = sum(c for s, c in dist.items() if abs(s - meank) >= far)
     return TestResult(min(1.0, hits / total), u,
                       "exact Mann-Whitney U" + (" (permutation, ties)" if len(set(a) | set(b))
                                                 < m + n else ""))
@@ -142,23 +157,51 @@ def least_n(alpha, other=None):
 ShiftInterval = namedtuple("ShiftInterval", "lo hi lo_open hi_open")
 
 
-def shift_interval(a, b, alpha):
+class _Candidates:
+    """Each pairwise difference b - a (sorted, distinct) and each midpoint
+    between neighbours, by index (odd indices are midpoints), built lazily."""
+
+    def __init__(self, diffs):
+        self.diffs = diffs
+
+    def __len__(self):
+        return 2 * len(self.diffs) - 1
+
+    def __getitem__(self, i):
+        if i % 2 == 0:
+            return self.diffs[i // 2]
+        return (self.diffs[i // 2] + self.diffs[i // 2 + 1]) / 2
+
+
+def pairwise_diffs(a, b):
+    """Every difference y - x, sorted, with its multiplicity: exact fractions
+    where the exact test runs, floats beyond."""
+    if exact_fits(len(a), len(b)):
+        a, b = [Fraction(x) for x in a], [Fraction(y) for y in b]
+    return sorted(y - x for x in a for y in b)
+
+
+def hodges_lehmann(diffs):
+    """The Hodges-Lehmann shift: the median of the sorted pairwise differences."""
+    n = len(diffs)
+    return float(diffs[n // 2] if n % 2 else (diffs[n // 2 - 1] + diffs[n // 2]) / 2)
+
+
+def shift_interval(a, b, alpha, diffs=None):
     """The shifts d of b - a that rank_sum_test(a, b - d) does not reject at
     alpha: the interval that inverts the test, so that it holds 0 exactly
     when the test's p is above alpha, ties included.  Computed in exact
-    fractions (a shift that makes a tie must make it exactly), at the
-    pairwise differences and between them, where the test's p can change;
-    the region is found from the Hodges-Lehmann estimate outwards.
-    ShiftInterval(lo, hi, lo_open, hi_open); an end is None when no shift
-    on that side is rejected (too few runs for alpha)."""
-    fa, fb = [Fraction(x) for x in a], [Fraction(y) for y in b]
-    diffs = sorted({y - x for x in fa for y in fb})
-    # Candidates: each difference and each midpoint; odd indices are midpoints.
-    cand = []
-    for i, d in enumerate(diffs):
-        if i:
-            cand.append((diffs[i - 1] + d) / 2)
-        cand.append(d)
+    fractions where the test is exact (a shift that makes a tie must make
+    it exactly), in floats beyond, at the pairwise differences and between
+    them, where the test's p can change; the region is found from the
+    Hodges-Lehmann estimate outwards.  diffs: pairwise_diffs(a, b), where
+    the caller has them.  ShiftInterval(lo, hi, lo_open, hi_open); an end
+    is None when no shift on that side is rejected (too few runs for alpha)."""
+    exact = exact_fits(len(a), len(b))
+    fa, fb = ([Fraction(x) for x in a], [Fraction(y) for y in b]) if exact else (a, b)
+    diffs = pairwise_diffs(a, b) if diffs is None else diffs
+    uniq = [d for i, d in enumerate(diffs) if i == 0 or d != diffs[i - 1]]
+    cand = _Candidates(uniq)
 
     def accepted(d):
         return rank_sum_test(fa, [y - d for y in fb]).p > alpha
@@ -172,9 +215,9 @@ def shift_interval(a, b, alpha):
         near = sorted(range(len(cand)), key=lambda i: abs(i - mid))
         mid = next((i for i in near if accepted(cand[i])), None)
         if mid is None:
-            return ShiftInterval(diffs[0], diffs[-1], False, False)
-    below = diffs[0] - 1
-    above = diffs[-1] + 1
+            return ShiftInterval(float(uniq[0]), float(uniq[-1]), False, False)
+    below = uniq[0] - 1
+    above = uniq[-1] + 1
     lo = None if accepted(below) else _edge(cand, accepted, mid, -1)
     hi = None if accepted(above) else _edge(cand, accepted, mid, 1)
     # An accepted midpoint at the edge: the region is open at the difference beyond it.
@@ -275,3 +318,35 @@ def geomean(ratios):
     if not good:
         return None, len(ratios)
     return math.exp(sum(math.log(r) for r in good) / len(good)), len(ratios) - len(good)
+
+
+def change_stats(a, b, alpha):
+    """The rank test of a against b, and the change with its interval, in
+    percent of a's median: on the ratio (exp of the log values' shift) where
+    every value is positive.  {p, method, change, ci, open}."""
+    test = rank_sum_test(a, b)
+    ratio = min(a) > 0 and min(b) > 0
+    xa, xb = ([math.log(x) for x in a], [math.log(y) for y in b]) if ratio else (a, b)
+    diffs = pairwise_diffs(xa, xb)
+    iv = shift_interval(xa, xb, alpha, diffs)
+    hl = hodges_lehmann(diffs)
+    ma = median(a)
+
+    def to_pct(d):
+        return 100 * math.expm1(d) if ratio else (100 * d / abs(ma) if ma else None)
+    ci = None
+    if iv.lo is not None and iv.hi is not None and (ratio or ma):
+        ci = [to_pct(iv.lo), to_pct(iv.hi)]
+    return {"p": test.p, "method": test.method, "change": to_pct(hl) if ratio or ma else None,
+            "ci": ci, "open": [iv.lo_open, iv.hi_open] if ci else None, "iv": iv, "hl": hl}
+
+
+def change_sign(iv, hl):
+    """Which way a significant change goes: its interval's, where the
+    interval is on one side of 0 (an open end at 0 included); else the
+    Hodges-Lehmann shift's."""
+    if iv.lo is not None and (iv.lo > 0 or iv.lo == 0 and iv.lo_open):
+        return 1
+    if iv.hi is not None and (iv.hi < 0 or iv.hi == 0 and iv.hi_open):
+        return -1
+    return 1 if hl > 0 else -1

@@ -2,13 +2,17 @@
 """compare's verdict on each figure: the statistics of kmp/stats.py as rows.
 
 One Judge per compare.  Every compare line asks it for a row (judge()): a
-verdict, better or worse (significant at alpha, the sign read by the
-figure's direction; higher or lower for a figure without one), same (the
-whole 1 - alpha interval of the change inside +-same_within), or unknown
-(with about how many runs a side would settle it).  Where every run of both
-sides gave the same value (icount), the difference is exact and is judged
-as it is.  A-to-B rows make the pair's verdicts, its Holm family and its
-geomeans; rows within one side ("within") are judged apart.
+verdict, better or worse (significant at alpha, the sign taken from the
+change's interval, read by the figure's direction; higher or lower for a
+figure without one), same (the whole 1 - alpha interval of the change
+inside +-same_within), unknown (with about how many runs a side would
+settle it), or only in BASE / only in NEW.  For a positive figure the
+change and its interval are on the ratio (the rank test of log values), so
+that every bound is a value the figure can take.  The verdicts of A-to-B
+rows are family-wise unless per_figure: better or worse only where Holm's
+adjusted p is within alpha too.  Only where the host's clock is icount and
+every run of each side gave one value is the difference exact, judged as
+it is.  Rows within one side ("within") are judged apart.
 """
 import math
 import textwrap
@@ -17,10 +21,9 @@ from . import stats
 from .figures import rel_change
 
 NOTE_1RUN = "(1 run: noise unknown)"
-# A spread at or below the clock's resolution is no spread.
-RESOLUTION = {"s": 1e-9, "ms": 1e-6, "us": 1e-3, "\u00b5s": 1e-3, "ns": 1.0}
 TIMES = ("s", "ms", "us", "\u00b5s", "ns")
 MOVED = ("better", "worse", "higher", "lower")
+ONE_SIDED = ("only in BASE", "only in NEW")
 
 
 def side(samples, kind, conf):
@@ -37,9 +40,17 @@ def pct(x, base):
     return 100 * x / abs(base) if base else None
 
 
-def fmt_p(p):
-    """Two significant digits, never 0."""
-    return "p<0.001" if p < 0.001 else "p=%.2g" % p
+def fmt_p(p, alpha=None):
+    """Two significant digits, more where they would hide which side of alpha p
+    is on (0.0496 and 0.0504 at 0.05); below 0.001 (and alpha), p<0.001."""
+    if p < 0.001 and (alpha is None or alpha > 0.001):
+        return "p<0.001"
+    for digits in range(2, 8):
+        text = "%.*g" % (digits, p)
+        if alpha is None or (float(text) <= alpha) == (p <= alpha) and \
+                (float(text) != alpha or p == alpha):
+            break
+    return "p=" + text
 
 
 def direction_of(unit, given=None):
@@ -54,8 +65,9 @@ def direction_of(unit, given=None):
     return None
 
 
-def is_exact(xs, unit):
-    return len(xs) >= 2 and max(xs) - min(xs) <= RESOLUTION.get(unit, 0)
+def is_constant(xs):
+    """Every run the same value (2 runs or more)."""
+    return len(xs) >= 2 and max(xs) == min(xs)
 
 
 class Judge:
@@ -65,6 +77,9 @@ class Judge:
         self.directions = {}                # figure -> "lower" / "higher" (kmp/tools)
         self.rows = []
         self.holm_from = None               # a first pass's adjusted p, by row
+        self.icount = False                 # the hosts' clock is QEMU -icount's
+        self.per_figure = False             # compare --per-figure: no family rule
+        self.cache = {}                     # (a, b) -> change_stats: each judged once
 
     def judge(self, section, figure, unit, a, b, kind="runs", block="A->B", dropped=(0, 0)):
         """The row of one figure with samples a (BASE) and b (NEW)."""
@@ -74,42 +89,51 @@ class Judge:
                "base": side(a, kind, conf), "new": side(b, kind, conf), "dropped": list(dropped),
                "change_pct": None, "change_ci_pct": None, "change_ci_open": None,
                "confidence": conf, "p": None, "method": None, "verdict": None, "why": None,
-               "exact": [is_exact(a, unit), is_exact(b, unit)], "least_n": None,
+               "exact": [is_constant(a), is_constant(b)], "least_n": None,
                "runs_to_settle": None, "holm_p": None, "holm_significant": None}
         if self.holm_from is not None and len(self.rows) < len(self.holm_from):
             row["holm_p"] = self.holm_from[len(self.rows)]
         self.rows.append(row)
         if not a or not b:
-            row["verdict"] = "missing"
+            row["verdict"] = "missing" if not a and not b else ONE_SIDED[0 if a else 1]
             return row
         ma, mb = row["base"]["median"], row["new"]["median"]
         row["change_pct"] = pct(mb - ma, ma)
         if len(a) < 2 or len(b) < 2:
             return self._unknown(row, a, b, "1 run")
-        if all(row["exact"]):
+        if all(row["exact"]) and self.icount:
             return self._exact(row, ma, mb)
-        test = stats.rank_sum_test(a, b)
-        row["p"], row["method"] = test.p, test.method
-        iv = stats.shift_interval(a, b, self.alpha)
-        if ma and iv.lo is not None and iv.hi is not None:
-            row["change_ci_pct"] = [pct(iv.lo, ma), pct(iv.hi, ma)]
-            row["change_ci_open"] = [iv.lo_open, iv.hi_open]
-        if row["change_ci_pct"] and max(map(abs, row["change_ci_pct"])) <= self.same_within:
+        key = (tuple(a), tuple(b))
+        if key not in self.cache:
+            self.cache[key] = stats.change_stats(a, b, self.alpha)
+        st = self.cache[key]
+        row.update({"p": st["p"], "method": st["method"], "change_pct": st["change"],
+                    "change_ci_pct": st["ci"], "change_ci_open": st["open"]})
+        if st["ci"] and max(map(abs, st["ci"])) <= self.same_within:
             row["verdict"] = "same"     # even where significant: a change inside the margin
-        elif test.p <= self.alpha:
-            row["verdict"] = self._moved(row, mb - ma)
+        elif st["p"] <= self.alpha:
+            row["verdict"] = self._moved(row, stats.change_sign(st["iv"], st["hl"]))
         elif stats.min_p(len(a), len(b)) > self.alpha:
             row["least_n"] = stats.least_n(self.alpha)
             return self._unknown(row, a, b, "too few runs")
         else:
             return self._unknown(row, a, b, "spread")
+        self._family(row)
         return row
 
-    def _moved(self, row, diff):
+    def _family(self, row):
+        """The family rule: a better or worse A-to-B row whose Holm-adjusted p
+        is above alpha is unknown (said so), unless --per-figure."""
+        if self.per_figure or row["block"] != "A->B" or row["holm_p"] is None:
+            return
+        if row["verdict"] in MOVED and row["holm_p"] > self.alpha:
+            row["verdict"], row["why"] = "unknown", "Holm"
+
+    def _moved(self, row, sign):
         d = row["direction"]
         if d is None:
-            return "higher" if diff > 0 else "lower"
-        return "better" if (diff < 0) == (d == "lower") else "worse"
+            return "higher" if sign > 0 else "lower"
+        return "better" if (sign < 0) == (d == "lower") else "worse"
 
     def _exact(self, row, ma, mb):
         row["why"] = "exact"
@@ -129,16 +153,18 @@ class Judge:
         v = row["verdict"]
         if v in ("missing", None):
             return ""
+        if v in ONE_SIDED:
+            return "(%s)" % v
         n = "n=%d+%d" % (row["base"]["n"], row["new"]["n"])
         if row["why"] == "exact":
-            return "(%s: exact, %s runs, spread 0 on each side: the difference is the change)" \
-                % (v, n[2:])
+            return "(%s: exact, %s runs, every run the same on each side under icount: the " \
+                "difference is the change)" % (v, n[2:])
         if row["why"] == "1 run":
             return "(unknown: 1 run, noise unknown; %d runs a side can tell)" % \
                 row["runs_to_settle"]
-        parts = [self.interval_text(row), fmt_p(row["p"]), n]
+        parts = [self.interval_text(row), fmt_p(row["p"], self.alpha), n]
         if row["holm_p"] is not None:
-            parts.append("Holm " + fmt_p(row["holm_p"]))
+            parts.append("Holm " + fmt_p(row["holm_p"], self.alpha))
         for count, what in zip(row["dropped"], ("BASE", "NEW")):
             if count:
                 parts.append("%d null(s) in %s left out" % (count, what))
@@ -161,6 +187,9 @@ class Judge:
             return "%d+%d %s can never reach %s, %d a side can" % (
                 row["base"]["n"], row["new"]["n"], row["base"]["sample_of"],
                 fmt_p(self.alpha).replace("p=", "p<="), row["least_n"])
+        if row["why"] == "Holm":
+            return ("significant alone, not after Holm's correction over this comparison's "
+                    "figures (--per-figure: each figure alone)")
         k = row["runs_to_settle"]
         return ("about %d runs a side would settle it at this spread" % k if k else
                 "more than 1000 runs a side would be needed at this spread")
@@ -171,21 +200,32 @@ class Judge:
     def within_rows(self):
         return [r for r in self.rows if r["block"] != "A->B"]
 
+    def in_family(self, r):
+        """Whether a tested row is in Holm's family: one whose test could reach
+        alpha.  A figure of one value on both sides (its permutations are all
+        alike: p is 1) or with too few runs for alpha can never be rejected,
+        so it adds no risk, and leaving it out keeps the others' power."""
+        if r["p"] is None or stats.min_p(r["base"]["n"], r["new"]["n"]) > self.alpha:
+            return False
+        return not (all(r["exact"]) and r["base"]["median"] == r["new"]["median"])
+
     def finish(self):
-        """Holm over each block's tested figures: adjusted p and what stays significant."""
+        """Holm over each block's family (in_family): adjusted p and what stays
+        significant; the family rule on each A-to-B row."""
         for rows in (self.pair_rows(), self.within_rows()):
-            tested = [r for r in rows if r["p"] is not None]
+            tested = [r for r in rows if self.in_family(r)]
             adjusted = stats.holm_adjusted([r["p"] for r in tested])
             for r, q in zip(tested, adjusted):
                 r["holm_p"] = q
                 r["holm_significant"] = q <= self.alpha
+                self._family(r)
 
     def geomeans(self):
         """{direction: (geomean of NEW/BASE medians, figures used, left out, verdict counts)}
         over A-to-B rows of a direction: like rows only."""
         groups = {}
         for r in self.pair_rows():
-            if r["verdict"] == "missing" or r["direction"] is None:
+            if r["verdict"] == "missing" or r["verdict"] in ONE_SIDED or r["direction"] is None:
                 continue
             groups.setdefault(r["direction"], []).append(r)
         out = {}
@@ -206,7 +246,7 @@ class Judge:
     def counts_text(self, rows):
         c = self.counts(rows)
         return ", ".join("%d %s" % (c.get(v, 0), v) for v in
-                         ("better", "worse", "higher", "lower", "same", "unknown")
+                         ("better", "worse", "higher", "lower", "same", "unknown") + ONE_SIDED
                          if c.get(v) or v in ("better", "worse", "same", "unknown"))
 
     def summary_lines(self):
@@ -214,20 +254,24 @@ class Judge:
         rows, within = self.pair_rows(), self.within_rows()
         exact = sum(r["why"] == "exact" for r in rows)
         tested = [r for r in rows if r["p"] is not None]
-        moved = [r for r in tested if r["verdict"] in MOVED]
+        sig = [r for r in tested if r["p"] <= self.alpha]
         text = ["A -> B: %d figure(s): %s%s." % (
                     len(rows), self.counts_text(rows),
-                    " (%d exact: every run the same on both sides)" % exact if exact else ""),
-                "Better or worse: p <= %g in the exact Mann-Whitney U test (permutation with "
-                "ties); same: the change's %g%% interval, which inverts that test, inside "
-                "+-%g%%. %d tested, %d significant, about %.1f expected by chance alone; %d "
-                "still significant after Holm's correction." % (
-                    self.alpha, 100 * (1 - self.alpha), self.same_within, len(tested),
-                    len(moved), len(tested) * self.alpha,
-                    sum(bool(r["holm_significant"]) for r in moved))]
+                    " (%d exact: every run the same on both sides, under icount)" % exact
+                    if exact else ""),
+                "Better or worse: %s; the sign from the change's interval. Same: the change's "
+                "%g%% interval, which inverts the test, inside +-%g%%. %d tested, %d with p <= "
+                "%g (%d of them same: inside the margin), about %.1f expected by chance alone; "
+                "%d still significant after Holm's correction over the %d that could reach "
+                "%g." % (
+                    self.rule_text(), 100 * (1 - self.alpha), self.same_within, len(tested),
+                    len(sig), self.alpha, sum(r["verdict"] == "same" for r in sig),
+                    len(tested) * self.alpha, sum(bool(r["holm_significant"]) for r in sig),
+                    sum(map(self.in_family, tested)), self.alpha)]
         names = {"lower": "lower is better", "higher": "higher is better"}
         for d, (g, used, left, _) in self.geomeans().items():
-            group = [r for r in rows if r["direction"] == d and r["verdict"] != "missing"]
+            group = [r for r in rows if r["direction"] == d and r["verdict"] != "missing"
+                     and r["verdict"] not in ONE_SIDED]
             text.append("Geomean of NEW/BASE medians, %s: %s over %d figure(s) (%s)%s." % (
                 names[d], "x%.3f" % g if g is not None else "n/a", used,
                 self.counts_text(group),
@@ -239,11 +283,19 @@ class Judge:
         return [line for t in text for line in textwrap.wrap(
             t, 99, initial_indent="# ", subsequent_indent="#   ")]
 
+    def rule_text(self):
+        """Which rule made the verdict column."""
+        if self.per_figure:
+            return "p <= %g in the rank test of each figure alone (--per-figure)" % self.alpha
+        return ("family-wise: p <= %g in the rank test, and still after Holm's correction over "
+                "this comparison's tested figures" % self.alpha)
+
     def as_json(self):
         self.finish()
         rows = self.pair_rows()
         return {"alpha": self.alpha, "confidence": 1 - self.alpha,
                 "same_within_pct": self.same_within,
+                "rule": "per-figure" if self.per_figure else "family-wise (Holm)",
                 "tested": sum(r["p"] is not None for r in rows),
                 "expected_by_chance": sum(r["p"] is not None for r in rows) * self.alpha,
                 "verdicts": self.counts(rows), "within_verdicts": self.counts(self.within_rows()),
@@ -258,7 +310,9 @@ JUDGE = Judge(0.05)    # compare's, set from --alpha
 
 def verdict(b, n, label, block="A->B"):
     """compare's verdict row for BASE b and NEW n (Judge)."""
-    sec, fig, unit = b.where or n.where or ("", label, None)
+    # The side that has the figure says its unit (the other may lack it).
+    sec, fig, unit = next((w for w in (b.where, n.where) if w and w[2] is not None),
+                          b.where or n.where or ("", label, None))
     return JUDGE.judge(sec, fig, unit, b.samples, n.samples, b.kind, block,
                        (getattr(b, "dropped", 0), getattr(n, "dropped", 0)))
 
@@ -292,9 +346,12 @@ def compare_line(label, b, n, fmt, how="pct", rfmt=None, row=None):
     verdict when the caller already has it (a table cell judged it)."""
     rfmt = rfmt or fmt
     if not b.n or not n.n:
-        return "  %s: %s -> %s" % (label, fmt(b.med) if b.n else "n/a",
-                                   fmt(n.med) if n.n else "n/a")
-    rel = rel_change(b, n)
+        # A figure on one side only is a row too (only in BASE / NEW).
+        note = JUDGE.note(row or verdict(b, n, label)) if b.n or n.n else ""
+        return "  %s: %s -> %s%s" % (label, fmt(b.med) if b.n else "n/a",
+                                     fmt(n.med) if n.n else "n/a", " " + note if note else "")
+    row = row or verdict(b, n, label)
+    rel = rel_change(b, n)      # the medians' (the verdict row's change: its estimate)
     if math.isinf(rel):
         change = "n/a"
     elif how == "ratio":
@@ -303,7 +360,7 @@ def compare_line(label, b, n, fmt, how="pct", rfmt=None, row=None):
         change = "%+.1f%%" % (100 * rel)
     line = "  %s: %s -> %s (%s); base %s, new %s" % (
         label, fmt(b.med), fmt(n.med), change, range_text(b, rfmt), range_text(n, rfmt))
-    note = JUDGE.note(row or verdict(b, n, label))
+    note = JUDGE.note(row)
     return line + (" " + note if note else "")
 
 
@@ -315,73 +372,3 @@ def emit(line):
     compact table at the end has every figure."""
     if VERBOSE[0]:
         print(line)
-
-
-def compact_table(rows, width=100):
-    """One line a figure: BASE and NEW medians with their spread, the change
-    and its interval, p, n and the verdict, aligned (benchstat's layout); a
-    name too long for the line stands on its own line above its cells."""
-    out, last = [], None
-    for r in rows:
-        if r["section"] != last:
-            out.append(("%s:" % r["section"],))
-            last = r["section"]
-        name = "  " + r["figure"] + ("" if r["unit"] in TIMES or not r["unit"] else
-                                     " (%s)" % r["unit"])
-        if r["verdict"] == "missing":
-            out.append((name, "n/a", "n/a", "", "", "", "missing"))
-            continue
-        b, n = r["base"], r["new"]
-        change = "%+.1f%%" % r["change_pct"] if r["change_pct"] is not None else "n/a"
-        ci = JUDGE.interval_text(r).replace(" at %g%%" % (100 * r["confidence"]), "")
-        p = "exact" if r["why"] == "exact" else fmt_p(r["p"]) if r["p"] is not None else ""
-        out.append((name, med_spread(b, r["unit"]), med_spread(n, r["unit"]),
-                    (change + " " + ci).strip(), p, "n=%d+%d" % (b["n"], n["n"]),
-                    verdict_cell(r)))
-    cols = [max([len(c[i]) for c in out if len(c) > i] or [0]) for i in range(7)]
-    room = width - sum(cols[1:]) - 2 * 6
-    cols[0] = min(cols[0], max(room, 4))
-    lines = []
-    for c in out:
-        if len(c) == 1:
-            lines.append(c[0])
-            continue
-        name = c[0]
-        if len(name) > cols[0]:
-            lines.append(name)
-            name = ""
-        cells = [name.ljust(cols[0])] + [c[i].rjust(cols[i]) for i in (1, 2)] + \
-            [c[3].ljust(cols[3]), c[4].ljust(cols[4]), c[5].ljust(cols[5]), c[6]]
-        lines.append("  ".join(cells).rstrip())
-    return lines
-
-
-def verdict_cell(r):
-    """The verdict; an unknown one with about how many runs a side would settle it."""
-    if r["verdict"] != "unknown":
-        return r["verdict"]
-    k = r["runs_to_settle"]
-    return "unknown: %s" % ("1 run" if r["why"] == "1 run" else
-                            "%d runs" % k if k else ">1000 runs")
-
-
-def med_spread(s, unit):
-    """'1.23ms +-2%': a side's median in a readable unit and its spread,
-    (max - min) / 2 of the median."""
-    med = s["median"]
-    text = short_value(med, unit)
-    if s["n"] > 1 and med:
-        text += " \u00b1%.0f%%" % (50 * (s["max"] - s["min"]) / abs(med))
-    return text
-
-
-def short_value(v, unit):
-    """A time in s, ms, us or ns, 3 significant digits; anything else, 4."""
-    if unit in ("s", "ns"):
-        sec = v if unit == "s" else v / 1e9
-        for div, name in ((1, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
-            if abs(sec) >= div or name == "ns":
-                return "%.3g%s" % (sec / div, name)
-    if 1000 <= abs(v) < 1e9:
-        return "%.0f" % v
-    return "%.4g" % v
