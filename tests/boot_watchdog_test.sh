@@ -2,8 +2,11 @@
 # scripts/emu/boot.sh's watchdog, with a stand-in QEMU and a stand-in arm64
 # kernel cache (no KVM, no download): a boot that never reaches the host's
 # script is stopped after KMP_EMU_BOOT_TIMEOUT and tried once more, a second
-# hang fails with the console quoted, and a hang after the script started is
-# the run's own (the overall timeout, no second boot).
+# hang fails with the console quoted, the log keeping both boots' consoles
+# and the markers read from the last; a hang after the script started is
+# the run's own (the overall timeout, no second boot); init's marker after
+# x86's BIOS text on its line is seen, and a healthy run longer than the
+# boot timeout is left to end.
 # Run by make check (KMP_SRC_DIR is the source tree).
 src=${KMP_SRC_DIR:?KMP_SRC_DIR must name the source tree}
 # result (KTAP lines) and scratch ($TMP): tests/kmp_testlib.sh, beside this.
@@ -14,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP emu/boot.sh makes the initramfs's /dev/console node: needs root"
 	exit 4
 fi
-echo "1..4"
+echo "1..8"
 
 scratch
 t=$TMP
@@ -26,8 +29,11 @@ echo linux-image-9.9-arm64 > "$cache/kernel-package"
 : > "$cache/.complete"
 echo 'echo hello' > "$t/script.sh"
 # The stand-in QEMU: STUB_PLAN holds one word per boot, "hang" (firmware
-# chatter, then nothing), "ok" (the script starts and ends) or "stuck" (the
-# script starts, then nothing); each call takes the next word.
+# chatter, then nothing), "hang-nokvm" (init's no-KVM marker, then nothing),
+# "ok" (the script starts and ends), "stuck" (the script starts, then
+# nothing), "bios" (as ok, the marker after SeaBIOS's "Booting from ROM.."
+# on its line) or "long" (as bios, the script running 4 s); each call takes
+# the next word.
 cat > "$t/bin/qemu-system-aarch64" <<'STUB'
 #!/bin/bash
 echo x >> "$STUB_CALLS"
@@ -36,6 +42,9 @@ case $(echo "$STUB_PLAN" | cut -d' ' -f"$i") in
 hang) echo "firmware: starting"; exec sleep 60 ;;
 ok) printf 'KMP-EMU-START\nhello\nKMP-EMU-EXIT 0\n' ;;
 stuck) printf 'KMP-EMU-START\nhello\n'; exec sleep 60 ;;
+hang-nokvm) printf 'firmware: starting\nKMP-EMU-NO-KVM\n'; exec sleep 60 ;;
+bios) printf 'Booting from ROM..KMP-EMU-START\nhello\nKMP-EMU-EXIT 0\n' ;;
+long) printf 'Booting from ROM..KMP-EMU-START\nhello\n'; sleep 4; printf 'done\nKMP-EMU-EXIT 0\n' ;;
 esac
 STUB
 chmod +x "$t/bin/qemu-system-aarch64"
@@ -57,6 +66,14 @@ boot "hang ok" 60
 	printf '%s\n' "$out" | grep -qx "hello" && ! printf '%s\n' "$out" | grep -q KMP-EMU-START &&
 	[ $((SECONDS - start)) -lt 30 ]
 result $? "a boot that hangs before the script is stopped and booted once more" "rc=$rc calls=$calls $out"
+# The log: the hung boot's console, a line on the retry, the second boot's.
+printf 'firmware: starting\nemu/boot.sh: the boot above had not reached its script after 2s: booting once more\nKMP-EMU-START\nhello\nKMP-EMU-EXIT 0\n' | cmp -s - "$t/console.log"
+result $? "the retried boot's log keeps the first boot's console" "$(cat "$t/console.log")"
+
+boot "hang-nokvm ok" 60
+[ $rc -eq 0 ] && [ "$calls" = 2 ] && grep -qx KMP-EMU-NO-KVM "$t/console.log" &&
+	! printf '%s\n' "$out" | grep -q "booted without KVM"
+result $? "a marker of the hung boot is not read as the second boot's" "rc=$rc calls=$calls $out"
 
 boot "hang hang" 60
 [ $rc -eq 1 ] && [ "$calls" = 2 ] &&
@@ -69,6 +86,17 @@ boot "stuck ok" 5
 	printf '%s\n' "$out" | grep -q "never finished its script (QEMU exit 124: timed out after 5s)" &&
 	! printf '%s\n' "$out" | grep -q "hung boot"
 result $? "a hang after the script started is the run's: timed out, not booted again" "rc=$rc calls=$calls $out"
+
+boot "bios" 60
+[ $rc -eq 0 ] && [ "$calls" = 1 ] && printf '%s\n' "$out" | grep -qx "Booting from ROM.." &&
+	printf '%s\n' "$out" | grep -qx "hello" && ! printf '%s\n' "$out" | grep -q KMP-EMU-START
+result $? "init's marker after the BIOS's text on its line is seen, and hidden" "rc=$rc calls=$calls $out"
+
+start=$SECONDS
+boot "long ok" 60
+[ $rc -eq 0 ] && [ "$calls" = 1 ] && [ $((SECONDS - start)) -ge 4 ] &&
+	printf '%s\n' "$out" | grep -qx "done" && ! printf '%s\n' "$out" | grep -q "hung boot"
+result $? "a run that outlasts the boot timeout after the script started is left to end" "rc=$rc calls=$calls $out"
 
 out=$(KMP_EMU_BOOT_TIMEOUT=0 "$src/scripts/emu/boot.sh" arm64 "$t/kmp" "$t/script.sh" 2>&1); rc=$?
 [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "KMP_EMU_BOOT_TIMEOUT '0': must be a number of seconds (1 or more)"
