@@ -31,11 +31,12 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 	echo ' --host local --results /tmp/results'
 	# shellcheck disable=SC2016
 	echo 'rc=$?'
+	# The console quiet (/init raised it to warnings): a kernel line would
+	# split the tarball's; /init's dump of the kernel log, last, has it.
+	echo 'echo 1 > /proc/sys/kernel/printk'
 	echo 'echo KMP-REC-AB-BEGIN'
 	echo '(cd /tmp/results && tar cf - . | gzip -1 | base64) | sed "s/^/KMP-REC /"'
 	echo 'echo KMP-REC-AB-END'
-	# The kernel's log, whole: the console shows only what loglevel=3 lets through.
-	echo 'dmesg | sed "s/^/KMP-REC-DMESG /"'
 	# shellcheck disable=SC2016
 	echo 'exit $rc'
 } > "$work/script.sh"

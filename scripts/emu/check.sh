@@ -88,11 +88,12 @@ else echo "not ok $n selftests: kvm-mmu-perf: $name # exit=\$rc"; fi
 RUN
 	done
 	# Records go out through the console, between markers, each line marked
-	# (boot.sh leaves marked lines out of what it shows).
+	# (boot.sh leaves marked lines out of what it shows).  The console is
+	# quiet first (/init raised it to warnings): a kernel line would split
+	# a record's; /init's dump of the kernel log, last, has it.
+	echo 'echo 1 > /proc/sys/kernel/printk'
 	# shellcheck disable=SC2016
 	echo 'for f in /tmp/records/*; do [ -f "$f" ] || continue; echo "KMP-RECORD-BEGIN ${f##*/}"; sed "s/^/KMP-REC /" "$f"; echo; echo "KMP-RECORD-END"; done'
-	# The kernel's log, whole: the console shows only what loglevel=3 lets through.
-	echo 'dmesg | sed "s/^/KMP-REC-DMESG /"'
 } > "$work/script.sh"
 
 # The whole console stays next to the binaries for a look after a failure.

@@ -160,10 +160,21 @@ fi
 export PATH=/kmp:/bin LD_LIBRARY_PATH=/lib/kmp HOME=/tmp TMPDIR=/tmp
 export KMP_REQUIRE_KVM=1 KMP_BIN=/kmp KMP_EMULATED_HOST="$emulated" KMP_EMULATED_MMU="$arch $EMU_MMU"
 cd /kmp
+# Errors and warnings reach the console live from here on (console level 5:
+# KERN_WARNING is 4), so that a report is seen even when the host hangs and
+# never prints its log below (a hung task, a lockup).  The boot before stays
+# quiet (boot.sh's loglevel=3); a higher level (LAVA's boot) is kept.
+[ "\$(cut -f1 /proc/sys/kernel/printk)" -ge 5 ] || echo 5 > /proc/sys/kernel/printk
 # boot.sh's watchdog: the boot is over, the script starts.
 echo KMP-EMU-START
 sh /kmp-script
-echo "KMP-EMU-EXIT \$?"
+rc=\$?
+# The kernel's whole log, last (console-reports.sh reads it): only the exit
+# marker and poweroff follow it.  The console goes quiet first: a
+# kernel line printed meanwhile would split these lines and the exit marker.
+echo 1 > /proc/sys/kernel/printk
+dmesg | sed "s/^/KMP-REC-DMESG /"
+echo "KMP-EMU-EXIT \$rc"
 poweroff -f
 INIT
 chmod +x "$ird/init"
