@@ -22,6 +22,7 @@ interval and a simulated power, both with a fixed seed (kmp/spread.py):
                    each test's adjusted p)
   geomean          geometric mean of ratios, leaving out those with a 0
 """
+import functools
 import math
 from collections import namedtuple
 from fractions import Fraction
@@ -65,9 +66,11 @@ def median_ci(xs, conf=0.95):
     """[x_(k), x_(n+1-k)] with the largest k whose coverage 1 - 2 P(X <= k-1)
     is still >= conf; None where no k reaches it (below 6 runs at 95%)."""
     s, n = sorted(xs), len(xs)
-    best = None
+    best, term, below = None, 1, 0      # C(n, k-1) and sum of C(n, i), i < k, exact
     for k in range(1, n // 2 + 1):
-        cov = 1 - 2 * _binom_cdf_half(n, k - 1)
+        below += term                   # now P(X <= k-1) * 2^n
+        term = term * (n - k + 1) // k
+        cov = 1 - 2 * below / 2 ** n
         if cov < conf:
             break
         best = MedianCI(s[k - 1], s[n - k], cov)
@@ -89,8 +92,11 @@ def _midranks(values):
     return ranks
 
 
+@functools.lru_cache(maxsize=256)
 def _subset_sum_counts(weights, m):
-    """{sum: number of m-element subsets of weights with that sum}."""
+    """{sum: number of m-element subsets of weights (a sorted tuple: the
+    table is the same for every shift that leaves the ranks alike, cached)
+    with that sum}."""
     table = [dict() for _ in range(m + 1)]
     table[0][0] = 1
     for w in weights:
@@ -118,7 +124,7 @@ def rank_sum_test(a, b):
     # The table is over the smaller side: p is the same for either side's sum.
     k, wk = (m, w) if m <= n else (n, sum(ranks[m:]))
     meank = k * (m + n + 1)
-    dist = _subset_sum_counts(ranks, k)
+    dist = _subset_sum_counts(tuple(sorted(ranks)), k)
     total = math.comb(m + n, m)
     far = abs(wk - meank)
     hits = sum(c for s, c in dist.items() if abs(s - meank) >= far)
@@ -259,7 +265,8 @@ def runs_to_settle(a, b, alpha, margin, power=0.8):
     the observed shift, each with the given power.  Normal theory with the
     rank test's efficiency (3/pi of the t test's): n = 2 (pi/3) ((z(1 -
     alpha/2) + z(power)) s / d)^2, s the pooled standard deviation, d the
-    shift, or the room the shift leaves inside the margin.  At least the
+    shift, or the room the shift leaves inside the margin (there with
+    z((1 + power) / 2): both ends of the interval must fit).  At least the
     fewest runs that can reach alpha; None beyond 1000 (not at this spread)."""
     ma = median(a)
     shift = median(b) - ma
@@ -268,11 +275,15 @@ def runs_to_settle(a, b, alpha, margin, power=0.8):
     floor = least_n(alpha) or 2
     if sd == 0:
         return floor
-    z = _normal_quantile(1 - alpha / 2) + _normal_quantile(power)
+    za = _normal_quantile(1 - alpha / 2)
     need = []
-    for gap in (abs(shift), margin * abs(ma) - abs(shift)):
+    # Significance needs one tail of the estimate's spread inside the gap;
+    # "same" needs both of the interval's ends inside the margin, so both
+    # tails: z((1 + power) / 2) (simulated in tests/compare_sim_test.py).
+    for gap, zp in ((abs(shift), _normal_quantile(power)),
+                    (margin * abs(ma) - abs(shift), _normal_quantile((1 + power) / 2))):
         if gap > 0:
-            need.append(math.ceil(2 * math.pi / 3 * (z * sd / gap) ** 2))
+            need.append(math.ceil(2 * math.pi / 3 * ((za + zp) * sd / gap) ** 2))
     if not need:
         return None
     n = max(min(need), floor)
