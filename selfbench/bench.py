@@ -32,7 +32,7 @@ from budgets import (BIGVM, FIDELITY, LOAD_MAX, LOAD_WAIT_S, LOCKSTEP,  # noqa: 
                      SCALE_DLP, SCALE_DP, STARTUP_ARGS, SUITE)
 from readings import headline_safe  # noqa: E402
 from rows import build_rows  # noqa: E402
-from runs import (T0, log, lockstep_runs, noise_runs, paired_runs,  # noqa: E402
+from runs import (T0, compare_runs, log, lockstep_runs, noise_runs, paired_runs,  # noqa: E402
                   scale_runs, startup_runs, wait_for_idle)
 from table import append_history, git_describe, host_line, print_table  # noqa: E402
 
@@ -57,6 +57,7 @@ def measure(args):
         paired_runs(args, tmp, results)
         lockstep_runs(args, tmp, results)
         startup_runs(args, tmp, results)
+        compare_runs(args, results)
         if not args.no_scale:
             scale_runs(args, tmp, results)
     results["load_after"] = os.getloadavg()

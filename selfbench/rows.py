@@ -7,7 +7,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from kmp import spread as kmp_spread  # noqa: E402
-from budgets import (BARE_REST, FIDELITY_RANGE, LOCKSTEP, MEM_FIXED, MEM_SHARE,  # noqa: E402
+from budgets import (BARE_REST, COMPARE_BUDGET_S, COMPARE_RUNS, FIDELITY_RANGE, LOCKSTEP, MEM_FIXED, MEM_SHARE,  # noqa: E402
                      NOISE, NOISE_ALPHA, OVERHEAD_BUDGET, STARTUP_ARGS, STARTUP_BUDGET, SUITE,
                      TOTAL_BUDGET)
 from readings import (cv, cv_median_of, dp_handler_overhead, guest_bytes, headline,  # noqa: E402
@@ -36,6 +36,7 @@ def build_rows(results):
     # 4. Memory: peak RSS - guest memory, over every run of each binary.
     memory_rows(row, suite)
     startup_rows(row, results)
+    compare_rows(row, results)
     scale_rows(row, results)
     total = time.monotonic() - T0
     row("total", "make bench wall time", fmt_s(total), "<= 10 min",
@@ -242,6 +243,19 @@ def startup_rows(row, results):
             "vcpu_threads_start", "%s = %s" % (fmt_s(med["startup_time"]),
                                                 " + ".join(fmt_s(med[k]) for k in parts)),
             "<= 50 ms", "ok" if med["startup_time"] <= STARTUP_BUDGET else "FAIL", **med)
+
+def compare_rows(row, results):
+    """5b. compare's statistics at scale: one figure, COMPARE_RUNS runs a side."""
+    c = results["raw"].get("compare")
+    if not c or not c["seconds"]:
+        return
+    xs = c["seconds"]
+    row("compare", "one figure, %d+%d runs: rank test, interval, Holm, both passes (median of "
+        "%d, max)" % (COMPARE_RUNS, COMPARE_RUNS, len(xs)), "%s (max %s)" % (
+            fmt_s(median(xs)), fmt_s(max(xs))), "<= %g s" % COMPARE_BUDGET_S,
+        "ok" if median(xs) <= COMPARE_BUDGET_S else "FAIL", median=median(xs), max=max(xs),
+        values=xs, verdict=c["verdict"])
+
 
 def scale_rows(row, results):
     """6. Scale."""

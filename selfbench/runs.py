@@ -9,7 +9,8 @@ import sys
 import tempfile
 import time
 
-from budgets import (BARE_OPTS, BARE_REST, BIGVM, FIDELITY, LOAD_MAX, LOAD_WAIT_S, LOCKSTEP, NOISE,
+from budgets import (BARE_OPTS, BARE_REST, BIGVM, COMPARE_RUNS, FIDELITY, LOAD_MAX,
+                     LOAD_WAIT_S, LOCKSTEP, NOISE,
                      NOISE_BUDGET_S, NOISE_PAIRS, SCALE_DLP, SCALE_DP, STARTUP_ARGS, SUITE)
 from readings import guest_bytes, headline, noise_headline, tool_headline
 
@@ -299,3 +300,24 @@ def scale_runs(args, tmp, results):
     raw["bigvm"] = {"cmd": BIGVM, "rc": rc, "ok": rc == 0, "wall": wall, "rss": rss,
                     "out": json.loads(out) if rc == 0 else None}
     log("bigvm: %s in %.1f s" % ("pass" if rc == 0 else "FAIL", wall))
+
+
+def compare_runs(args, results):
+    """compare's verdict on one figure of COMPARE_RUNS runs a side (fixed-seed
+    draws, a 1% shift at a CV of 2%), as kmp/compare.py makes it: judged,
+    Holm's family finished, judged again from the cache; args.runs times."""
+    sys.path.insert(0, os.path.join(args.src, "scripts"))
+    import random
+    from kmp.verdicts import Judge
+    rng = random.Random(1)
+    a = [rng.gauss(1.0, 0.02) for _ in range(COMPARE_RUNS)]
+    b = [rng.gauss(1.01, 0.02) for _ in range(COMPARE_RUNS)]
+    raw = results["raw"]["compare"] = {"runs": COMPARE_RUNS, "seconds": [], "verdict": None}
+    for _ in range(args.runs):
+        t = time.monotonic()
+        judge = Judge(0.05)
+        judge.judge("bench", "t", "s", a, b)
+        judge.finish()
+        judge.holm_from, judge.rows = [r["holm_p"] for r in judge.rows], []
+        raw["verdict"] = judge.judge("bench", "t", "s", a, b)["verdict"]
+        raw["seconds"].append(time.monotonic() - t)

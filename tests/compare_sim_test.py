@@ -13,9 +13,11 @@ No timing is asserted (make bench times a 1000+1000 comparison).
 
 Exit status: 0 when every test passed, 1 otherwise.
 """
+import json
 import math
 import os
 import random
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -175,10 +177,32 @@ def test_large(results):
                     r["verdict"] == "same"))
 
 
+def test_every_figure(results):
+    """The committed pairs (tests/records): every figure the records carry is a
+    row (seed 000's get_dirty_log_time), and a figure on one side only is a
+    row and counted (seed 002's w/ new cap, which BASE's kernel lacks)."""
+    got = {}
+    for pair in ("seed-000-ab", "seed-002-ab"):
+        res = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "kmp_results.py"),
+                              "compare", "--json"] + [os.path.join(SRC, "tests", "records", pair,
+                                                                   s) for s in ("A", "B")],
+                             capture_output=True, text=True)
+        got[pair] = json.loads(res.stdout) if res.returncode == 0 else {"rows": []}
+    rows = got["seed-000-ab"]["rows"]
+    sections = {r["section"] for r in rows}
+    get = {r["section"] for r in rows if r["figure"] == "get_dirty_log_time" and r["p"] is not None}
+    results.append(("seed 000's pair: get_dirty_log_time judged in each of its %d sections"
+                    % len(sections), sections and get == sections))
+    d = got["seed-002-ab"]
+    only = [r for r in d["rows"] if r["verdict"] == "only in NEW"]
+    results.append(("seed 002's pair: the 3 figures only NEW has are rows, 'only in NEW', counted",
+                    len(only) == 3 and d["verdicts"].get("only in NEW") == 3))
+
+
 def main():
     results = []
     for t in (test_aa, test_power, test_runs_to_settle, test_exact_only_icount,
-              test_sign_and_bounds, test_p_text, test_large):
+              test_sign_and_bounds, test_p_text, test_large, test_every_figure):
         t(results)
     return ktap_report([(name, [] if ok else ["failed"]) for name, ok in results])
 
