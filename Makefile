@@ -508,8 +508,8 @@ fuzz: fuzz-build
 # ---- bench (make bench) ------------------------------------------------------
 # make bench: whether the suite measures the kernel or itself (harness overhead
 # per timed phase, fidelity against selfbench/'s bare tools, noise, memory,
-# start-up, compare's statistics on 1000+1000 runs, scale), in under 10 minutes here; prints a table and exits 1 when a
-# figure is over budget; changes no tracked file (make bench-record writes
+# start-up, compare's statistics on 1000+1000 runs, scale), in under 10
+# minutes here; prints a table and exits 1 when a figure is over budget; changes no tracked file (make bench-record writes
 # selfbench/results.json and appends to docs/perf.md) (selfbench/bench.py, docs/perf.md).
 # Tools: selfbench/NAME.c -> $(OUTPUT)/selfbench/NAME, with selfbench/fid.c, the guest code
 # selfbench/bench_guest.c and the library; fidelity_tlbie also links tlbie_bench's
