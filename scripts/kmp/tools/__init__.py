@@ -3,7 +3,9 @@
 "tool": print_compare(pairs), its tables, placed at COMPARE_ORDER;
 SWEEP_SERIES for sweep-table; MAIN_FIGURES or summary_figures(sec) for
 summary; and, where it has them, DIRECTIONS (which way is better, where the
-unit does not say), check_record(rec) for the members it adds
+unit does not say), NOT_JUDGED ({figure: why} for a figure compare should
+not judge; every other figure its tables leave out gets a generic row),
+check_record(rec) for the members it adds
 to a record and print_within_side(base, new, alpha) for figures measured
 within one boot.  Adding a benchmark is adding its module here."""
 import importlib
