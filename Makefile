@@ -334,15 +334,17 @@ check-seed-001:
 # make check-seed-000 (outside CI: five cross kernel builds and six boots):
 # the proof of patches/seed-000-base.patch (the post's base, side A) and of
 # patches/seed-000-clear-dirty-log-read-lock.patch (the post, side B on top
-# of A): configs/emu-seed-000.list on both, plain and lockdep builds, make
-# check-arm64's list on B, then the negative control (A without the
-# write-protect's retry, tests/fixture_control_check.py seed-000).
+# of A): configs/emu-seed-000-a.list on A and -b.list on B, plain and
+# lockdep builds, make check-arm64's list on B, then the negative controls
+# (A without the write-protect's retry, tests/fixture_control_check.py
+# seed-000; B without the split's retry, seed-000-b).
 .PHONY: check-seed-000
 check-seed-000:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CC=$(EMU_CC_arm64) SANITIZE= OUTPUT=$(SRC)/build/arm64 all
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh arm64 $(SRC)/build/arm64/bin \
 		$(SRC)/configs/emu-seed-000.hosts $(EMU_TIMEOUT)
 	$(Q)$(SRC)/tests/fixture_control_check.py seed-000
+	$(Q)$(SRC)/tests/fixture_control_check.py seed-000-b
 # make seed-pairs (outside CI: kernel builds and ten boots): the posts' pairs
 # at the seeds' ci scale, each from linux-source-6.12 and its patch
 # (docs/run.md, "The posts' patches").  Seed 000's pair leaves out its 1M

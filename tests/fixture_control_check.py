@@ -22,7 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kmp_testlib import SRC, run_steps  # noqa: E402
 
-# SEED: the arch (default x86_64), the fixture, the control, config
+# SEED: the arch (default x86_64), the fixture (a patch, or a list applied
+# in order), the control, config
 # fragments, the KVM MMU (configs/emu-hosts; default the arch's first), more
 # kernel parameters, the
 # host's memory (default boot.sh's), the list run, the console lines that must be there (the
@@ -35,7 +36,7 @@ CONTROLS = {
         "control": "seed-000-without-the-retry.patch",
         "configs": [],
         "mem": "4G",
-        "list": ["smoke_shared_wp_retry"],
+        "list": ["KMP_SPLIT_WALK=exclusive smoke_shared_wp_retry"],
         "caught": [r"^# not ok \d+ global\.every_lost_race_is_retried$",
                    r"pages written without reaching the log: the lost races were skipped"],
         "passed": [r"^# ok \d+ global\.aged_clears_lose_no_write$",
@@ -43,6 +44,25 @@ CONTROLS = {
         "what": "the post's base without the write-protect's retry: with every write-protect "
                 "made to lose one race (kvm.wp_lose_a_race), dirty_log_perf -j --verify finds "
                 "pages written but never logged; the two cases without the aid pass",
+    },
+    "seed-000-b": {
+        "arch": "arm64",
+        "fixture": ["seed-000-base.patch", "seed-000-clear-dirty-log-read-lock.patch"],
+        "control": "seed-000-b-without-the-split-retry.patch",
+        "configs": [],
+        "mem": "4G",
+        "list": ["KMP_SPLIT_WALK=shared smoke_shared_wp_retry", "smoke_eager_split"],
+        "caught": [r"^# not ok \d+ global\.aided_split_retries_every_block$",
+                   r"blocks left unsplit: iteration 1's clear added 0 page-table pages, "
+                   r"not one per 2M block \(8\)",
+                   r"0 split retries, not 8"],
+        "passed": [r"^# ok \d+ global\.every_lost_race_is_retried$",
+                   r"^# ok \d+ global\.split_clears_lose_no_write$",
+                   r"^# ok \d+ global\.first_clear_splits_every_block$"],
+        "what": "the post without its split walker's retry: with every block's break made to "
+                "lose one race (kvm.split_lose_a_race), the first clear leaves the 2M blocks "
+                "unsplit and retries none; the write-protect's aided case, the unaided split "
+                "case and smoke_eager_split pass",
     },
     "seed-001": {
         "arch": "powerpc",
@@ -111,10 +131,12 @@ def control(seed):
     arch = c.get("arch", "x86_64")
 
     def step(tmp, results):
+        fixtures = c["fixture"] if isinstance(c["fixture"], list) else [c["fixture"]]
         args = [os.path.join(SRC, "scripts", "emu", "kernel.sh"), arch, "linux-source-6.12",
-                os.path.join(SRC, "build", arch, "emu-ab"),
-                "--patch", os.path.join(SRC, "patches", c["fixture"]),
-                "--patch", os.path.join(SRC, "tests", "controls", c["control"])]
+                os.path.join(SRC, "build", arch, "emu-ab")]
+        for f in fixtures:
+            args += ["--patch", os.path.join(SRC, "patches", f)]
+        args += ["--patch", os.path.join(SRC, "tests", "controls", c["control"])]
         for f in c["configs"]:
             args += ["--config", os.path.join(SRC, "configs", "kernel", f)]
         build = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
