@@ -2,9 +2,10 @@
 # kmp-lava-group.sh GROUP [RUN_SH_OPTIONS...]: in a LAVA test shell, run
 # run.sh's GROUP on this host's own KVM, then report it to LAVA: each run a
 # test case and each figure a measurement (kmp_lava, from the records), and
-# kernel-reports, which fails when the kernel logged a WARNING, BUG, Oops,
-# lockdep or KASAN report, an RCU stall (scripts/console-reports.sh) by the
-# end, and group-GROUP, failed when any of them failed.  A run.sh that made
+# kernel-reports, which fails when the kernel logged any report that
+# scripts/console-reports.sh catches (a WARNING, BUG, Oops, lockdep, KASAN
+# or UBSAN report, a stall, lockup or hung task, ...) by the end, and
+# group-GROUP, failed when any of them failed.  A run.sh that made
 # no results folder is one failed case, run.sh.  The results folder goes to
 # the log too, as KMP-REC lines (lava/results-from-log.py).
 # KMP_DIR: where run.sh is (make install's INSTALL_PATH; /kmp on the
