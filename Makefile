@@ -331,11 +331,11 @@ check-seed-001:
 	$(Q)$(SRC)/scripts/emu/check-hosts.sh powerpc $(SRC)/build/powerpc/bin \
 		$(SRC)/configs/emu-seed-001.hosts $(EMU_TIMEOUT)
 	$(Q)$(SRC)/tests/fixture_control_check.py seed-001
-# make check-seed-000 (outside CI: five cross kernel builds and six boots):
+# make check-seed-000 (outside CI: six cross kernel builds and seven boots):
 # the proof of patches/seed-000-base.patch (the post's base, side A) and of
 # patches/seed-000-clear-dirty-log-read-lock.patch (the post, side B on top
 # of A): configs/emu-seed-000-a.list on A and -b.list on B, plain and
-# lockdep builds, make check-arm64's list on B, then the negative controls
+# debug (lockdep, KASAN, UBSAN) builds, make check-arm64's list on B, then the negative controls
 # (A without the write-protect's retry, tests/fixture_control_check.py
 # seed-000; B without the split's retry, seed-000-b).
 .PHONY: check-seed-000
