@@ -126,8 +126,9 @@ SMOKE_BINS := $(addprefix $(OUTPUT)/bin/,$(SMOKE_NAMES))
 FIXTURE_SMOKES := smoke_shared_wp_retry smoke_mem_fault
 CHECK_SMOKES := $(filter-out $(FIXTURE_SMOKES),$(SMOKE_NAMES))
 
-# Helpers every test binary links (jansson_view: reading JSON in tests).
-TEST_HELPER_OBJS := $(OUTPUT)/obj/tests/jansson_view.c.o
+# Helpers every test binary links (jansson_view: reading JSON in tests;
+# usage_fails: a usage error inside a test fails it, never KSFT_XFAIL).
+TEST_HELPER_OBJS := $(OUTPUT)/obj/tests/jansson_view.c.o $(OUTPUT)/obj/tests/usage_fails.c.o
 UNIT_SRCS := $(wildcard $(SRC)/tests/unit/*.c)
 UNIT_BIN := $(OUTPUT)/bin/unit_tests
 
@@ -297,6 +298,12 @@ install: all
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
+
+# make kvm-usable: exit 0 where this host's /dev/kvm runs guests, else say
+# why not and fail (tools/kmp_kvm, as run.sh and make check decide): .ci/run.
+.PHONY: kvm-usable
+kvm-usable: $(OUTPUT)/bin/kmp_kvm
+	$(Q)$(OUTPUT)/bin/kmp_kvm
 
 # make restore-host (as root): undo what killed runs left on the host, from
 # their journals (include/host_state.h).

@@ -391,10 +391,12 @@ finish() {	# print where things are and the verdict
 	exit 0
 }
 
-# Why this machine's /dev/kvm cannot run a guest; nothing when it can.
+# Why this machine's /dev/kvm cannot run a guest (missing, unopenable, or
+# not KVM); nothing when it can.  kmp_kvm decides, as the tests do.
 kvm_unusable() {
-	[ -e /dev/kvm ] || { echo "no /dev/kvm"; return; }
-	( exec 3<> /dev/kvm ) 2> /dev/null || echo "/dev/kvm does not open (not root, or a container)"
+	local why rc=0
+	why=$("$BIN/kmp_kvm" 2>&1) || rc=$?
+	[ $rc = 0 ] || echo "${why:-$BIN/kmp_kvm failed (exit $rc) without saying why}"
 }
 
 cmd_run() {
@@ -424,8 +426,10 @@ cmd_run() {
 	fi
 	# The emulated host's options ask for it; so does a machine without KVM.
 	if [ $list = 0 ] && [ $dry = 0 ] && [ "$host" != local ]; then
-		if [ -z "$host" ] && [ ${#emu[@]} = 0 ] && why=$(kvm_unusable) && [ -n "$why" ]; then
-			EMU_BECAUSE=$why host=emulated
+		if [ -z "$host" ] && [ ${#emu[@]} = 0 ]; then
+			[ -x "$BIN/kmp_kvm" ] || die "$BIN/kmp_kvm not found: run 'make' first (or set KMP_BIN)"
+			why=$(kvm_unusable)
+			[ -z "$why" ] || EMU_BECAUSE=$why host=emulated
 		fi
 		[ "$host" = emulated ] || [ ${#emu[@]} -gt 0 ] &&
 			cmd_emulated ${emu[@]+"${emu[@]}"} --repeat "$REPEAT" ${sel[@]+"${sel[@]}"}
@@ -689,7 +693,7 @@ cmd_emulated() {
 	mkdir -p -- "$RESULTS_DIR" 2> /dev/null || die "--results '$RESULTS_DIR': cannot create it"
 	# Said once the input is known to be good: a bad one is a one-line error.
 	[ -z "${EMU_BECAUSE:-}" ] ||
-		echo "run.sh: $EMU_BECAUSE here: running on an emulated KVM host instead (--host local: skip)"
+		echo "run.sh: $EMU_BECAUSE: running on an emulated KVM host instead (--host local: skip)"
 	# A Debian kernel series (6.12, default) as make check-ARCH boots it; else ab's kernels.
 	cache=$("$HERE/scripts/emu/kernel.sh" "$ARCH" "$kernel" "$HERE/build/$ARCH/emu-ab") || exit $?
 	label=$(IFS=+; echo "${TESTS[*]:-${SEL_GROUPS[*]}}")

@@ -92,9 +92,16 @@ struct kvm_vm {
 	struct vm_arch arch;
 };
 
-/* /dev/kvm, opened once.  Missing or unopenable: skip (fail if KMP_REQUIRE_KVM=1). */
+/*
+ * /dev/kvm, opened once.  Missing, unopenable or not KVM (kvm_unavailable_reason):
+ * skip (fail if KMP_REQUIRE_KVM=1).
+ */
 int kvm_dev_fd(void);
-/* NULL when /dev/kvm opens; else why not, and what to do (the skip's reason). */
+/*
+ * NULL when /dev/kvm is KVM a guest can run on: it opens, KVM_GET_API_VERSION
+ * is 12 and KVM_CREATE_VM works; else why not, and what to do (the skip's
+ * reason).  tools/kmp_kvm says it for run.sh, ktap-run.sh and .ci/run.
+ */
 const char *kvm_unavailable_reason(void);
 /* KVM_CHECK_EXTENSION on /dev/kvm; 0 when unsupported. */
 int kvm_check_cap(long cap);

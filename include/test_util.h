@@ -37,8 +37,18 @@ __test_assert_fail(const char *file, int line, const char *expr, const char *fmt
 /* Skip the whole test (exit KSFT_SKIP) and say why. */
 void __attribute__((noreturn, format(printf, 1, 2))) test_skip(const char *fmt, ...);
 
-/* One line on stderr "<prog>: <message>", then exit KMP_EXIT_USAGE. */
+/*
+ * One line on stderr "<prog>: <message>", then exit KMP_EXIT_USAGE, or
+ * KSFT_FAIL under usage_error_fails(true).
+ */
 void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...);
+/*
+ * Whether a usage error fails the process (exit KSFT_FAIL) instead of exiting
+ * KMP_EXIT_USAGE: true in a kselftest_harness.h test (tests/usage_fails.c),
+ * whose harness would read exit 2 as KSFT_XFAIL, a pass; tests/child.h's
+ * children set it back to false, as their exit code is the test's to check.
+ */
+void usage_error_fails(bool fail);
 
 /*
  * Called once before a failing or skipping exit (assertion, watchdog,

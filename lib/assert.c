@@ -127,6 +127,13 @@ void test_skip(const char *fmt, ...)
 	exit(KSFT_SKIP);
 }
 
+static bool usage_fails;
+
+void usage_error_fails(bool fail)
+{
+	usage_fails = fail;
+}
+
 void usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -137,5 +144,5 @@ void usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(KMP_EXIT_USAGE);
+	exit(usage_fails ? KSFT_FAIL : KMP_EXIT_USAGE);
 }

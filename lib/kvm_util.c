@@ -45,17 +45,63 @@ static const char *kvm_open_advice(int err)
 	return why;
 }
 
+/*
+ * Why fd, an open /dev/kvm, is no KVM a guest can run on (a node that opens
+ * but is something else, another API, or no VM can be made); NULL when it is.
+ */
+static const char *kvm_fd_unusable(int fd)
+{
+	static char why[256];
+	int api = ioctl(fd, KVM_GET_API_VERSION, 0), vm;
+
+	if (api < 0) {
+		snprintf(why, sizeof(why), "/dev/kvm opens but is not KVM: KVM_GET_API_VERSION "
+			 "failed: errno %d (%s)", errno, strerror(errno));
+		return why;
+	}
+	if (api != KVM_API_VERSION) {
+		snprintf(why, sizeof(why), "/dev/kvm: KVM_GET_API_VERSION is %d, not %d: "
+			 "not a KVM this suite knows", api, KVM_API_VERSION);
+		return why;
+	}
+	vm = ioctl(fd, KVM_CREATE_VM, 0);
+	if (vm < 0) {
+		snprintf(why, sizeof(why), "/dev/kvm: KVM_CREATE_VM failed: errno %d (%s)",
+			 errno, strerror(errno));
+		return why;
+	}
+	close(vm);
+	return NULL;
+}
+
+/* /dev/kvm opened and checked (kvm_fd_unusable): its fd, or -1 and *why. */
+static int kvm_open_checked(const char **why)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		*why = kvm_open_advice(errno);
+		return -1;
+	}
+	*why = kvm_fd_unusable(fd);
+	if (*why) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 const char *kvm_unavailable_reason(void)
 {
+	const char *why;
 	int fd;
 
 	if (kvm_fd >= 0)
 		return NULL;
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return kvm_open_advice(errno);
-	close(fd);
-	return NULL;
+	fd = kvm_open_checked(&why);
+	if (fd >= 0)
+		close(fd);
+	return why;
 }
 
 int kvm_dev_fd(void)
@@ -66,11 +112,10 @@ int kvm_dev_fd(void)
 		return kvm_fd;
 
 	(void)kvm_required();	/* a bad KMP_REQUIRE_KVM is a usage error, KVM or not */
-	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	kvm_fd = kvm_open_checked(&why);
 	if (kvm_fd >= 0)
 		return kvm_fd;
 
-	why = kvm_open_advice(errno);
 	if (kvm_required())
 		TEST_FAIL("KMP_REQUIRE_KVM=1 but %s", why);
 	test_skip("%s (./run.sh runs the benchmarks on an emulated KVM host here)", why);

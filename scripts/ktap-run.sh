@@ -35,12 +35,9 @@ coll=$base/kvm-mmu-perf
 "$(dirname "$0")/ktap-count.sh" "$log" "$nr_tests"
 rc=$?
 # A green run in which no guest could run says so, loudly.
-if ! { [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; }; then
-	if [ -e /dev/kvm ]; then
-		why="/dev/kvm cannot be opened by $(id -un) ($(stat -c '%A %U:%G' /dev/kvm))"
-	else
-		why="/dev/kvm does not exist"
-	fi
+# kmp_kvm decides, as the tests do: /dev/kvm missing, unopenable, or not KVM.
+if ! why=$("$bindir/kmp_kvm" 2>&1); then
+	[ -n "$why" ] || why="$bindir/kmp_kvm failed without saying why"
 	echo "################################################################"
 	echo "## NO GUEST RAN: $why."
 	echo "## Every guest test above was SKIPPED; only host-side tests ran."

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "scratch.h"
+#include "test_util.h"
 
 /*
  * A new empty file (mkstemp) under $TMPDIR (else /tmp), named after stem;
@@ -79,6 +80,7 @@ static inline int run_child(void (*fn)(const void *arg), const void *arg, char *
 		return -1;
 	}
 	if (pid == 0) {
+		usage_error_fails(false);	/* its exit code is the caller's to check */
 		close(pipefd[0]);
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);

@@ -96,6 +96,7 @@ TEST(ctrl_c_mid_run_gives_hugetlb_pages_back)
 	int status;
 
 	REQUIRE_KVM();
+	REQUIRE_VCPUS(2);	/* hugetlb_run's */
 
 	if (!backing_src_page_size(SRC_ANONYMOUS_HUGETLB))
 		SKIP(return, "this kernel has no hugetlb pages");

@@ -47,6 +47,7 @@ TEST(lockstep_exact_counts)
 	const int iterations = 3;
 
 	REQUIRE_KVM();
+	REQUIRE_VCPUS(NR_VCPUS);
 	ms = create(false, 100, false);
 
 	memstress_start(ms);
@@ -89,6 +90,7 @@ TEST(vcpu_threads_pinned_from_cpu_list)
 	struct memstress *ms;
 
 	REQUIRE_KVM();
+	REQUIRE_VCPUS(NR_VCPUS);
 
 	/* vCPU i on CPU i % nr_cpus, as "-c 0,1,0,1,..." would say. */
 	for (int i = 0; i < NR_VCPUS; i++)
@@ -113,6 +115,7 @@ TEST(lockstep_random_mixed)
 	uint64_t reads, writes;
 
 	REQUIRE_KVM();
+	REQUIRE_VCPUS(NR_VCPUS);
 	ms = create(false, 30, true);
 
 	memstress_start(ms);
@@ -135,6 +138,7 @@ TEST(nonstop_counts_match_guest)
 	uint64_t reads, writes, guest_total = 0, full = 0, partial = 0;
 
 	REQUIRE_KVM();
+	REQUIRE_VCPUS(NR_VCPUS);
 	ms = create(true, 100, false);
 
 	memstress_start(ms);
