@@ -49,6 +49,41 @@ die() {
 
 usage() {
 	sed -n '/^#   \.\/run.sh/p' "${BASH_SOURCE[0]}" | sed 's/^#  //'
+	cat <<-'EOF'
+
+	Run options:
+	  -g GROUP          run a group's sections (repeatable; default ci)
+	  -t TEST           run one section by name (repeatable)
+	  --repeat N        run each section N times (default 1; ab: 4)
+	  --results DIR     parent of the new results folder (default results/)
+	  --host local      run on this machine's /dev/kvm; without one, every run skips
+	  --host emulated   run on an emulated KVM host under QEMU, KVM or not
+	  --list            list the sections (with -g or -t: those), run nothing
+	  --dry-run         print the commands that would run, run nothing
+	Emulated host options (run and ab; any of them without --host means emulated):
+	  --kernel K        the host's kernel: a Debian series (6.12), a linux-image-* package
+	                    or .deb, a source (linux-source-6.12, a tree) or a built tree;
+	                    ab takes two: A, then B
+	  --arch A          x86_64, arm64 or powerpc (default x86_64)
+	  --mmu MMU         the KVM MMU the host runs (listed below; default the arch's first)
+	  --smp N           the host's CPUs, 1 to 8 (default 1)
+	  --real-time       no icount: faster, but figures move with this machine's load
+	ab options:
+	  --patch FILE      applied to B's source (repeatable); with one --kernel, B is A + FILE
+	  --patch-a FILE    applied to A's source (repeatable): a "before" fixture
+	  --config FRAG     a Kconfig fragment merged into every source side (repeatable)
+	compare options:
+	  --alpha A         significance level of the rank test (default 0.05)
+	  --same-within PCT a change inside +-PCT% is "same" (default 2)
+	  --per-figure      judge each figure alone, without Holm's correction
+	  --json            one JSON document instead of the tables
+	  --verbose         also compare's long lines
+	  BASE NEW          two results folders; BASE1 BASE2 ... vs NEW1 NEW2 ...; or an ab folder
+	export options:
+	  --kcidb RESULTS   write a results folder as KCIDB JSON; --origin ORIGIN names the CI
+	sweep options:
+	  --vary VAR=V1,V2  run TEST once per value, then print the table and plot
+	EOF
 	echo
 	echo "Without a usable /dev/kvm, a run goes to an emulated KVM host (--host emulated:"
 	echo "Debian's 6.12, the TDP MMU over emulated NPT, under QEMU icount: code path length,"
@@ -488,7 +523,8 @@ cmd_compare() {
 	# Every folder named must exist, before any is read.
 	for d in "$@"; do
 		case $d in -*|vs) ;; *) [ "${opts[*]: -1}" = --alpha ] || [ -d "$d" ] ||
-			die "compare: '$d' is not a results folder (it does not exist)" ;; esac
+			if [ -e "$d" ]; then die "compare: '$d' is not a folder: name a results folder"
+			else die "compare: '$d' is not a results folder (it does not exist)"; fi ;; esac
 		opts+=("$d")
 	done
 	opts=()
@@ -810,6 +846,7 @@ cmd_export() {
 		esac
 	done
 	[ -n "$kcidb" ] || die "usage: run.sh export --kcidb RESULTS [--origin ORIGIN]"
+	[ -d "$kcidb" ] || [ ! -e "$kcidb" ] || die "export: '$kcidb' is not a folder: name a results folder"
 	[ -d "$kcidb" ] || die "export: '$kcidb' is not a results folder (it does not exist)"
 	d=$(results_folder "$kcidb" export) || exit 2
 	# kmp_lava names the cases and figures, for LAVA's jobs and for KCIDB alike.

@@ -177,7 +177,7 @@ def test_summary_json(tmp, results):
     text = "\n".join(out).replace("\n#   ", " ")
     results.append(("text: the summary counts the verdicts and the tests, and the geomean of "
                     "the figures where higher is better counts its verdicts",
-                    [] if "# A -> B: %d figure(s): 1 better" % len(data["rows"]) in text and
+                    [] if "# BASE -> NEW: %d figure(s): 1 better" % len(data["rows"]) in text and
                     "%d tested" % len(tested) in text and "about %.1f expected by chance" % (
                         0.05 * len(tested)) in text and
                     "# Geomean of NEW/BASE medians, higher is better: x1.100 over 1 figure(s) "
@@ -298,7 +298,7 @@ def test_bad_alpha(tmp, results):
 
 def test_seed002_geomean(tmp, results):
     """A real seed-002 pair (run.sh ab, tests/records/seed-002-ab): the w/ : w/o
-    rows inside NEW are their own block, and the A -> B geomean is near x1.00
+    rows inside NEW are their own block, and the BASE -> NEW geomean is near x1.00
     (the patch changes the w/o rates by nothing; it once read x1.479 with the
     within-side rows folded in)."""
     rec = os.path.join(SRC, "tests", "records", "seed-002-ab")
@@ -322,7 +322,7 @@ def test_seed002_geomean(tmp, results):
             not all("w/ : w/o" in r["figure"] for r in within):
         problems.append("rows in the wrong block: %r" % [(r["block"], r["figure"])
                                                          for r in data["rows"]])
-    results.append(("a real seed-002 pair: the A -> B geomean of its %d rows is x%.3f (0.99 to "
+    results.append(("a real seed-002 pair: the BASE -> NEW geomean of its %d rows is x%.3f (0.99 to "
                     "1.01); its %d w/ : w/o rows are their own block" % (
                         len(pair), g.get("geomean") or 0, len(within)), problems))
 

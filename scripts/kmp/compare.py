@@ -235,7 +235,7 @@ def print_compare(args, base, new, notes, pairs, hb, hn, base_dirs, new_dirs):
 
 
 def print_verdicts():
-    """Every judged figure in one compact table (A -> B, then within one
+    """Every judged figure in one compact table (BASE -> NEW, then within one
     side), and the summary."""
     pair, within = JUDGE.pair_rows(), JUDGE.within_rows()
     print()

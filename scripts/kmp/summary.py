@@ -26,6 +26,12 @@ def section_figures(sec):
     return figs
 
 
+def fail_text(c):
+    """Failures, an interrupted run among them: "2 fail (1 interrupted)"."""
+    return "%d fail%s" % (c["fail"] + c["interrupted"], " (%d interrupted)" % c["interrupted"]
+                          if c["interrupted"] else "")
+
+
 def cmd_summary(args):
     if not os.path.isdir(args.dir):
         fail(["%s: not a result folder" % args.dir])
@@ -37,8 +43,9 @@ def cmd_summary(args):
         c = sec.counts()
         for k in total:
             total[k] += c[k]
-        status = ", ".join("%d %s" % (c[k], k) for k in ("pass", "fail", "skip", "interrupted")
-                           if c[k])
+        status = ", ".join(t for t in ("%d pass" % c["pass"] if c["pass"] else "",
+                                       fail_text(c) if c["fail"] + c["interrupted"] else "",
+                                       "%d skip" % c["skip"] if c["skip"] else "") if t)
         if sec.no_record:
             status += (", " if status else "") + "%d without a record" % len(sec.no_record)
         figs = section_figures(sec)
@@ -51,9 +58,8 @@ def cmd_summary(args):
     note = incomplete_note(args.dir)
     if note:
         print("# warning: %s is incomplete: %s" % (args.dir, note))
-    print("# %s: %d section(s); %d pass, %d fail, %d skip%s%s" % (
-        args.dir, len(sections), total["pass"], total["fail"], total["skip"],
-        ", %d interrupted" % total["interrupted"] if total["interrupted"] else "",
+    print("# %s: %d section(s); %d pass, %s, %d skip%s" % (
+        args.dir, len(sections), total["pass"], fail_text(total), total["skip"],
         ", %d bad record(s)" % len(errors) if errors else ""))
     print("\n".join(out))
     return 2 if errors else 0     # bad data, as compare's

@@ -255,7 +255,7 @@ class Judge:
         exact = sum(r["why"] == "exact" for r in rows)
         tested = [r for r in rows if r["p"] is not None]
         sig = [r for r in tested if r["p"] <= self.alpha]
-        text = ["A -> B: %d figure(s): %s%s." % (
+        text = ["BASE -> NEW: %d figure(s): %s%s." % (
                     len(rows), self.counts_text(rows),
                     " (%d exact: every run the same on both sides, under icount)" % exact
                     if exact else ""),
@@ -278,7 +278,7 @@ class Judge:
                 ", %d left out (0 on a side: no ratio)" % left if left else ""))
         if within:
             text.append("Within one side (on against off inside one boot; their own tests, "
-                        "outside A -> B's family and geomeans): %d figure(s): %s." % (
+                        "outside BASE -> NEW's family and geomeans): %d figure(s): %s." % (
                             len(within), self.counts_text(within)))
         return [line for t in text for line in textwrap.wrap(
             t, 99, initial_indent="# ", subsequent_indent="#   ")]
