@@ -149,10 +149,12 @@ tests=("${all_tests[@]}")
 # run.sh's choice: a tree whose emulated-kernel script is a stub, so that
 # the run stops right after choosing (exit 3, the stub's line).
 tree=$work/tree
-mkdir -p "$tree/scripts/emu" "$tree/build/$(basename "$(dirname "$bin")")"
+# run.sh takes its binaries from build/$(uname -m)/bin, whatever OUTPUT
+# built these (make check's ASan pass builds build/asan).
+mkdir -p "$tree/scripts/emu" "$tree/build/$(uname -m)"
 cp "$src/run.sh" "$tree/"
 ln -s "$src/configs" "$tree/configs"
-ln -s "$work/bin" "$tree/build/$(basename "$(dirname "$bin")")/bin"
+ln -s "$work/bin" "$tree/build/$(uname -m)/bin"
 for f in "$src"/*/main.c; do	# the benchmarks, as run.sh finds them
 	mkdir -p "$tree/$(basename "$(dirname "$f")")" && ln -s "$f" "$tree/$(basename "$(dirname "$f")")/"
 done
